@@ -1,0 +1,17 @@
+/** How the CLI shows failures: one `code: message` line per error on stderr, and an exit code. */
+import { CommanderError } from 'commander';
+import { formatError, SvcFailure } from '../common/errors.js';
+
+/** Exit codes: 1 = the input has problems (diagnostics), 2 = usage error, 70 = internal error. */
+export const EXIT = { ok: 0, problems: 1, usage: 2, internal: 70 } as const;
+
+export function reportFailure(e: unknown): number {
+  if (e instanceof SvcFailure) {
+    for (const err of e.errors) process.stderr.write(formatError(err) + '\n');
+    return e.errors.some((x) => x.code === 'bad_arguments') ? EXIT.usage : EXIT.problems;
+  }
+  if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  process.stderr.write(`internal_error: ${(e as Error)?.message ?? String(e)}\n  hint: this is a bug in svc; please report it with the command you ran\n`);
+  if (process.env.SVC_DEBUG) process.stderr.write(String((e as Error)?.stack) + '\n');
+  return EXIT.internal;
+}

@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import stableStringify from 'fast-json-stable-stringify';
+
+/** Canonical JSON: object keys sorted, no whitespace. Every hash in svc is taken over this form. */
+export function canonicalJson(value: unknown): string {
+  return stableStringify(value);
+}
+
+/** Lower-case hex SHA-256 of a string (UTF-8) or bytes. */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** SHA-256 hex of the canonical JSON of a value. */
+export function canonicalHash(value: unknown): string {
+  return sha256Hex(canonicalJson(value));
+}
+
+/** Deep copy of a JSON value with object keys sorted, for pretty but deterministic files. */
+export function sortKeysDeep<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => sortKeysDeep(v)) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = sortKeysDeep(v);
+    }
+    return out as T;
+  }
+  return value;
+}

@@ -1,0 +1,108 @@
+/**
+ * One error model for all of svc. User mistakes are returned as `SvcError` values (diagnostics);
+ * bugs are thrown. Each surface maps a `code` to its own form in one place (HTTP status, MCP
+ * `isError`, CLI exit code).
+ */
+
+/** Where a diagnostic points: a file (when there is one), 1-based line and column. */
+export interface Span {
+  file?: string;
+  line: number;
+  col: number;
+  endLine?: number;
+  endCol?: number;
+}
+
+export interface SvcError {
+  /** Stable snake_case code from `CODES`. */
+  code: ErrorCode;
+  /** One line saying what is wrong. */
+  message: string;
+  /** How to fix it, addressed to the author or agent. */
+  hint?: string;
+  /** Source position, when the error is about a piece of text. */
+  span?: Span;
+  /** JSON pointer into the document the error is about (for example a CGS path). */
+  path?: string;
+  /** The file the error is about when there is no line and column (for example an artifact). */
+  file?: string;
+  /** Short free-form detail (never a secret, never a stack trace). */
+  cause?: string;
+}
+
+/**
+ * Every stable code svc reports, with the HTTP status the server answers with.
+ * Add new codes here; tests assert codes, so never rename one.
+ */
+export const CODES = {
+  // authoring and packing
+  yaml_syntax: { status: 400, about: 'a catalog source file is not valid YAML' },
+  schema_violation: { status: 400, about: 'a catalog source file breaks the authoring JSON Schema' },
+  missing_catalog_metadata: { status: 400, about: 'no source file holds the `catalog` section' },
+  duplicate_name: { status: 400, about: 'a name is declared twice' },
+  unsafe_entry_id: { status: 400, about: 'entry_id is not a safe identifier' },
+  bad_version: { status: 400, about: 'version is not a positive integer' },
+  unknown_entity: { status: 400, about: 'a reference names an entity that does not exist' },
+  unknown_field: { status: 400, about: 'a reference names a field that does not exist' },
+  unknown_capability: { status: 400, about: 'a reference names a capability that does not exist' },
+  unknown_parameter: { status: 400, about: 'a reference names a parameter that does not exist' },
+  missing_id_field: { status: 400, about: 'an entity has no id field among its fields' },
+  missing_mapping: { status: 400, about: 'a capability has no HTTP mapping' },
+  orphan_mapping: { status: 400, about: 'an HTTP mapping names no capability' },
+  path_parameter_undeclared: { status: 400, about: 'a path template variable is not a declared parameter' },
+  path_parameter_optional: { status: 400, about: 'a path template variable is an optional parameter' },
+  bad_type: { status: 400, about: 'a type is incomplete: enum without values, ref without entity, array without items' },
+  bad_auth: { status: 400, about: 'the outbound auth block lacks what its scheme needs' },
+  bad_backend: { status: 400, about: 'the backend URL is not an absolute http(s) URL' },
+  bad_enum: { status: 400, about: 'an enum is empty, repeats a value, or its default is not allowed' },
+  bad_default: { status: 400, about: 'a default does not match the declared type' },
+  bad_relation: { status: 400, about: 'a relation cannot be followed as declared' },
+  bad_capability: { status: 400, about: 'a capability is inconsistent with its kind' },
+  bad_mapping: { status: 400, about: 'an HTTP mapping is inconsistent with its capability' },
+  unmapped_parameter: { status: 400, about: 'a parameter is sent nowhere in the HTTP request' },
+  source_read_failed: { status: 400, about: 'a catalog source directory or file cannot be read' },
+  // artifacts and loading
+  artifact_conflict: { status: 409, about: 'a different artifact with the same file name already exists' },
+  artifact_unreadable: { status: 400, about: 'an artifact or manifest file cannot be read or decoded' },
+  artifact_missing: { status: 400, about: 'a manifest names an artifact file that does not exist' },
+  hash_mismatch: { status: 400, about: 'the CGS content does not hash to the manifest cgs_hash' },
+  unsupported_format_version: { status: 400, about: 'the CGS format_version is not supported' },
+  manifest_mismatch: { status: 400, about: 'manifest and CGS disagree on entry_id or version' },
+  cgs_invalid: { status: 400, about: 'a CGS breaks the interchange JSON Schema' },
+  version_conflict: { status: 409, about: 'two different artifacts claim the same entry_id and version' },
+  bad_backend_override: { status: 400, about: 'a backend URL override is malformed or names no entry' },
+  catalog_dir_empty: { status: 400, about: 'a catalog directory holds no loadable catalog' },
+  bad_arguments: { status: 400, about: 'command-line or request arguments are invalid' },
+  internal_error: { status: 500, about: 'a bug in svc; the message carries no detail' },
+} as const satisfies Record<string, { status: number; about: string }>;
+
+export type ErrorCode = keyof typeof CODES;
+
+/** Build an `SvcError` value; drops undefined optional fields so values compare cleanly. */
+export function svcError(code: ErrorCode, message: string, extra: Omit<SvcError, 'code' | 'message'> = {}): SvcError {
+  const e: SvcError = { code, message };
+  if (extra.hint !== undefined) e.hint = extra.hint;
+  if (extra.span !== undefined) e.span = extra.span;
+  if (extra.path !== undefined) e.path = extra.path;
+  if (extra.file !== undefined) e.file = extra.file;
+  if (extra.cause !== undefined) e.cause = extra.cause;
+  return e;
+}
+
+/** An exception that carries `SvcError` values across an I/O boundary (for example a CLI command). */
+export class SvcFailure extends Error {
+  readonly errors: SvcError[];
+  constructor(errors: SvcError[]) {
+    super(errors.map((e) => `${e.code}: ${e.message}`).join('; '));
+    this.name = 'SvcFailure';
+    this.errors = errors;
+  }
+}
+
+/** `file:line:col: code: message` plus an indented `hint:` line: the form the CLI prints. */
+export function formatError(e: SvcError): string {
+  const where = e.span ? `${e.span.file ?? '<input>'}:${e.span.line}:${e.span.col}: ` : e.file ? `${e.file}: ` : '';
+  const at = !e.span && e.path ? ` (at ${e.path || '/'})` : '';
+  const hint = e.hint ? `\n  hint: ${e.hint}` : '';
+  return `${where}${e.code}: ${e.message}${at}${hint}`;
+}

@@ -1,0 +1,4 @@
+export { CODES, svcError, formatError, SvcFailure } from './errors.js';
+export type { ErrorCode, Span, SvcError } from './errors.js';
+export { canonicalJson, canonicalHash, sha256Hex, sortKeysDeep } from './canonical.js';
+export { editDistance, nearest, suggestHint } from './suggest.js';

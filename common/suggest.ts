@@ -1,0 +1,44 @@
+/** Levenshtein distance, small and allocation-light; used for "did you mean" hints. */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let prev = new Array<number>(b.length + 1);
+  let cur = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+    }
+    [prev, cur] = [cur, prev];
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * Candidates close to `word` (case-insensitive edit distance within about a third of its length),
+ * nearest first. Empty when nothing is close.
+ */
+export function nearest(word: string, candidates: Iterable<string>, max = 3): string[] {
+  const w = word.toLowerCase();
+  const limit = Math.max(1, Math.ceil(w.length / 3));
+  const scored: Array<[string, number]> = [];
+  for (const c of candidates) {
+    const d = editDistance(w, c.toLowerCase());
+    if (d <= limit || c.toLowerCase().startsWith(w) || (w.length >= 3 && c.toLowerCase().includes(w))) scored.push([c, d]);
+  }
+  scored.sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0]));
+  return scored.slice(0, max).map(([c]) => c);
+}
+
+/** A hint sentence: "did you mean `x`?", "one of: `a`, `b`", or the full list when nothing is close. */
+export function suggestHint(word: string, candidates: readonly string[], what: string): string {
+  const near = nearest(word, candidates);
+  if (near.length === 1) return `did you mean \`${near[0]}\`?`;
+  if (near.length > 1) return `did you mean one of: ${near.map((c) => `\`${c}\``).join(', ')}?`;
+  if (candidates.length === 0) return `no ${what} is declared`;
+  const shown = candidates.slice(0, 12).map((c) => `\`${c}\``).join(', ');
+  return `${what} is one of: ${shown}${candidates.length > 12 ? `, ... (${candidates.length} in all)` : ''}`;
+}

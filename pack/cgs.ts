@@ -1,0 +1,150 @@
+/**
+ * The CGS: the portable JSON interchange artifact of one catalog (domain + HTTP mappings).
+ * Self-contained, normalized (every default made explicit), free of timestamps, absolute paths
+ * and platform. `cgs_hash` is the SHA-256 hex of its canonical JSON.
+ */
+
+/** The interchange format version this build reads and writes. */
+export const SVC_CATALOG_FORMAT_VERSION = 1 as const;
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
+
+export type ScalarTypeName = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'datetime';
+export const SCALAR_TYPES: readonly ScalarTypeName[] = ['string', 'integer', 'number', 'boolean', 'date', 'datetime'];
+export type TypeName = ScalarTypeName | 'enum' | 'ref' | 'array' | 'object';
+export const TYPE_NAMES: readonly TypeName[] = [...SCALAR_TYPES, 'enum', 'ref', 'array', 'object'];
+
+/** A value type. `enum` lists its allowed values, `ref` names an entity (the value is its id). */
+export type TypeSpec =
+  | { type: ScalarTypeName }
+  | { type: 'enum'; values: Array<string | number> }
+  | { type: 'ref'; entity: string }
+  | { type: 'array'; items: TypeSpec }
+  | { type: 'object'; fields: FieldDef[] };
+
+export type FieldDef = TypeSpec & { name: string; description: string };
+
+export type ParamDef = TypeSpec & {
+  name: string;
+  description: string;
+  required: boolean;
+  default?: JsonValue;
+};
+
+export interface Relation {
+  /** Wire name of the relation, unique among the entity's fields and relations. */
+  name: string;
+  description: string;
+  /** Target entity name in the same catalog. */
+  target: string;
+  cardinality: 'one' | 'many';
+  /** Capability of the target entity that follows the relation. */
+  capability: string;
+  /** Capability parameter -> field of the source row whose value it takes. */
+  bind: Record<string, string>;
+}
+
+export interface Entity {
+  name: string;
+  description: string;
+  /** The field holding the row's identity. */
+  id_field: string;
+  fields: FieldDef[];
+  relations: Relation[];
+}
+
+export type CapabilityKind = 'query' | 'get' | 'search' | 'create' | 'update' | 'delete' | 'action';
+export const CAPABILITY_KINDS: readonly CapabilityKind[] = ['query', 'get', 'search', 'create', 'update', 'delete', 'action'];
+export const READ_KINDS: ReadonlySet<CapabilityKind> = new Set(['query', 'get', 'search']);
+/** Kinds whose execution changes the vendor's state; they need review before a live run. */
+export const WRITE_KINDS: ReadonlySet<CapabilityKind> = new Set(['create', 'update', 'delete', 'action']);
+
+/** What a capability yields: a list of rows, one row, or nothing. */
+export type Returns = 'rows' | 'row' | 'none';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Templates: a string that is exactly `{param}` takes the parameter's typed value; a string with
+ * embedded `{param}` is interpolated; `{{` and `}}` are literal braces; other strings are constants.
+ * A key whose template refers to an absent parameter is omitted from the request.
+ */
+export type Template = string;
+export type JsonTemplate = JsonValue;
+
+interface PaginationCommon {
+  /** Rows per vendor page when the program does not say. */
+  page_size: number;
+  /** Largest page size the vendor accepts. */
+  max_page_size: number;
+  /** Query parameter carrying the page size, when the vendor takes one. */
+  size_param?: string;
+}
+export type Pagination =
+  | (PaginationCommon & { style: 'page'; page_param: string; first_page: number })
+  | (PaginationCommon & { style: 'offset'; offset_param: string })
+  | (PaginationCommon & { style: 'cursor'; cursor_param: string; next_cursor: string })
+  | (PaginationCommon & { style: 'link'; page_param?: string; first_page: number });
+export type PaginationStyle = Pagination['style'];
+export const PAGINATION_STYLES: readonly PaginationStyle[] = ['page', 'offset', 'cursor', 'link'];
+
+export interface ResponseMapping {
+  /** Dot path to the rows (or the row) in the JSON body; `""` is the body itself. */
+  path: string;
+  /** Where the total row count is, when the vendor reports one. */
+  total?: { header: string } | { path: string };
+}
+
+export interface HttpMapping {
+  method: HttpMethod;
+  /** Path template relative to the backend URL, e.g. `/breweries/{id}`. */
+  path: Template;
+  query: Record<string, Template>;
+  headers: Record<string, Template>;
+  body?: JsonTemplate;
+  /** How an array value is written into the query: `repeat` (a=1&a=2) or `comma` (a=1,2). */
+  array_style: 'repeat' | 'comma';
+  pagination?: Pagination;
+  response: ResponseMapping;
+}
+
+export interface Capability {
+  name: string;
+  kind: CapabilityKind;
+  /** The entity the capability reads or writes. */
+  entity: string;
+  description: string;
+  params: ParamDef[];
+  /** Parameter that takes the id of the row the capability acts on (get, update, delete, action). */
+  id_param?: string;
+  returns: Returns;
+  http: HttpMapping;
+}
+
+export type OutboundAuth =
+  | { scheme: 'none' }
+  | { scheme: 'api_key'; in: 'header' | 'query'; name: string; env: string }
+  | { scheme: 'bearer'; env: string }
+  | { scheme: 'basic'; username_env: string; password_env: string }
+  | { scheme: 'oauth2_client_credentials'; token_url: string; client_id_env: string; client_secret_env: string; scopes: string[] };
+export type AuthScheme = OutboundAuth['scheme'];
+export const AUTH_SCHEMES: readonly AuthScheme[] = ['none', 'api_key', 'bearer', 'basic', 'oauth2_client_credentials'];
+
+export interface Cgs {
+  format_version: typeof SVC_CATALOG_FORMAT_VERSION;
+  entry_id: string;
+  version: number;
+  label: string;
+  tags: string[];
+  description: string;
+  backend: { base_url: string };
+  auth: OutboundAuth;
+  entities: Entity[];
+  capabilities: Capability[];
+}
+
+/** Safe identifier for entry ids: lower-case letter first, then lower-case letters, digits, `_`, `-`. */
+export const ENTRY_ID_PATTERN = /^[a-z][a-z0-9_-]{0,62}$/;
+/** Names of entities, fields, relations, capabilities and parameters. */
+export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
