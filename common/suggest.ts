@@ -33,12 +33,12 @@ export function nearest(word: string, candidates: Iterable<string>, max = 3): st
   return scored.slice(0, max).map(([c]) => c);
 }
 
-/** A hint sentence: "did you mean `x`?", "one of: `a`, `b`", or the full list when nothing is close. */
-export function suggestHint(word: string, candidates: readonly string[], what: string): string {
+/** A hint sentence: "did you mean `x`?", "did you mean one of: ...", or the known names when nothing is close. */
+export function suggestHint(word: string, candidates: readonly string[]): string {
   const near = nearest(word, candidates);
   if (near.length === 1) return `did you mean \`${near[0]}\`?`;
   if (near.length > 1) return `did you mean one of: ${near.map((c) => `\`${c}\``).join(', ')}?`;
-  if (candidates.length === 0) return `no ${what} is declared`;
+  if (candidates.length === 0) return 'none is declared';
   const shown = candidates.slice(0, 12).map((c) => `\`${c}\``).join(', ');
-  return `${what} is one of: ${shown}${candidates.length > 12 ? `, ... (${candidates.length} in all)` : ''}`;
+  return `known: ${shown}${candidates.length > 12 ? `, ... (${candidates.length} in all)` : ''}`;
 }

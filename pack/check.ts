@@ -9,6 +9,7 @@ import { suggestHint } from '../common/suggest.js';
 import type { Capability, Cgs, Entity, FieldDef, ParamDef, TypeSpec } from './cgs.js';
 import { ENTRY_ID_PATTERN, SCALAR_TYPES } from './cgs.js';
 import { jsonTemplateParams, parseTemplate } from './template.js';
+import { isPoisoned } from './normalize.js';
 
 /** A problem and the CGS JSON pointer it is about. */
 export interface Located {
@@ -24,19 +25,20 @@ export function checkCgs(cgs: Cgs, poisoned: Poisoned = new Set()): Located[] {
   const fail = (at: string, code: ErrorCode, message: string, hint?: string) => out.push({ error: svcError(code, message, hint ? { hint } : {}), at });
   const entityNames = cgs.entities.map((e) => e.name);
   const capNames = cgs.capabilities.map((c) => c.name);
-  const knownEntity = (n: string) => entityNames.includes(n) || poisoned.has(`entities:${n}`);
-  const knownCap = (n: string) => capNames.includes(n) || poisoned.has(`capabilities:${n}`);
+  const knownEntity: KnownEntity = Object.assign((n: string) => entityNames.includes(n) || isPoisoned(poisoned, 'entities', n), { names: entityNames });
+  const knownCap = (n: string) => capNames.includes(n) || isPoisoned(poisoned, 'capabilities', n);
 
-  if (!poisoned.has('catalog')) checkHeader(cgs, fail);
+  checkHeader(cgs, (at, ...rest) => { if (!isPoisoned(poisoned, 'catalog', at.split('/')[1]!)) fail(at, ...rest); });
   duplicates(entityNames, '/entities', 'entity', fail);
   duplicates(capNames, '/capabilities', 'capability', fail);
 
-  cgs.entities.forEach((e, i) => checkEntity(cgs, e, `/entities/${i}`, knownEntity, knownCap, fail));
-  cgs.capabilities.forEach((c, i) => checkCapability(cgs, c, `/capabilities/${i}`, knownEntity, fail));
+  cgs.entities.forEach((e, i) => checkEntity(cgs, e, `/entities/${i}`, knownEntity, knownCap, (n) => isPoisoned(poisoned, 'entities', e.name, 'fields', n), fail));
+  cgs.capabilities.forEach((c, i) => checkCapability(cgs, c, `/capabilities/${i}`, knownEntity, poisoned, fail));
   return out;
 }
 
 type Fail = (at: string, code: ErrorCode, message: string, hint?: string) => void;
+type KnownEntity = ((n: string) => boolean) & { names: string[] };
 
 function checkHeader(cgs: Cgs, fail: Fail): void {
   if (!ENTRY_ID_PATTERN.test(cgs.entry_id)) {
@@ -68,11 +70,11 @@ function duplicates(names: string[], at: string, what: string, fail: Fail): void
   });
 }
 
-function checkEntity(cgs: Cgs, e: Entity, at: string, knownEntity: (n: string) => boolean, knownCap: (n: string) => boolean, fail: Fail): void {
+function checkEntity(cgs: Cgs, e: Entity, at: string, knownEntity: KnownEntity, knownCap: (n: string) => boolean, droppedField: (n: string) => boolean, fail: Fail): void {
   const fieldNames = e.fields.map((f) => f.name);
   duplicates(fieldNames, `${at}/fields`, `field of ${e.name}:`, fail);
-  if (!fieldNames.includes(e.id_field)) {
-    fail(`${at}/id_field`, 'missing_id_field', `entity \`${e.name}\` has no id field \`${e.id_field}\` among its fields`, `declare the field \`${e.id_field}\`, or name the id field with \`id: <field>\` (${suggestHint(e.id_field, fieldNames, 'a field')})`);
+  if (!fieldNames.includes(e.id_field) && !droppedField(e.id_field)) {
+    fail(`${at}/id_field`, 'missing_id_field', `entity \`${e.name}\` has no id field \`${e.id_field}\` among its fields`, `declare the field \`${e.id_field}\`, or name the id field with \`id: <field>\` (${suggestHint(e.id_field, fieldNames)})`);
   }
   e.fields.forEach((f, i) => checkType(f, `${at}/fields/${i}`, `field \`${e.name}.${f.name}\``, knownEntity, fail));
   e.relations.forEach((r, i) => {
@@ -80,19 +82,19 @@ function checkEntity(cgs: Cgs, e: Entity, at: string, knownEntity: (n: string) =
     if (fieldNames.includes(r.name)) fail(rat, 'duplicate_name', `relation \`${r.name}\` of ${e.name} has the name of a field`, 'give the relation a name no field of the entity uses');
     if (e.relations.findIndex((x) => x.name === r.name) < i) fail(rat, 'duplicate_name', `relation \`${r.name}\` of ${e.name} is declared twice`, 'remove one of the two');
     if (!knownEntity(r.target)) {
-      fail(`${rat}/target`, 'unknown_entity', `relation \`${e.name}.${r.name}\` targets unknown entity \`${r.target}\``, suggestHint(r.target, cgs.entities.map((x) => x.name), 'an entity'));
+      fail(`${rat}/target`, 'unknown_entity', `relation \`${e.name}.${r.name}\` targets unknown entity \`${r.target}\``, suggestHint(r.target, cgs.entities.map((x) => x.name)));
     }
     const cap = cgs.capabilities.find((c) => c.name === r.capability);
     if (!cap) {
-      if (!knownCap(r.capability)) fail(`${rat}/capability`, 'unknown_capability', `relation \`${e.name}.${r.name}\` is followed by unknown capability \`${r.capability}\``, suggestHint(r.capability, cgs.capabilities.filter((c) => c.entity === r.target).map((c) => c.name), 'a capability of the target'));
+      if (!knownCap(r.capability)) fail(`${rat}/capability`, 'unknown_capability', `relation \`${e.name}.${r.name}\` is followed by unknown capability \`${r.capability}\``, suggestHint(r.capability, cgs.capabilities.filter((c) => c.entity === r.target).map((c) => c.name)));
       return;
     }
     if (cap.entity !== r.target) fail(`${rat}/capability`, 'bad_relation', `relation \`${e.name}.${r.name}\` targets ${r.target} but capability \`${cap.name}\` returns ${cap.entity}`, `use a capability of ${r.target}`);
     const want = r.cardinality === 'many' ? 'rows' : 'row';
     if (cap.returns !== want) fail(`${rat}/cardinality`, 'bad_relation', `relation \`${e.name}.${r.name}\` has cardinality ${r.cardinality} but \`${cap.name}\` returns ${cap.returns}`, r.cardinality === 'many' ? 'follow a many-relation with a query or search capability' : 'follow a one-relation with a get capability');
     for (const [param, field] of Object.entries(r.bind)) {
-      if (!cap.params.some((p) => p.name === param)) fail(`${rat}/bind/${param}`, 'unknown_parameter', `relation \`${e.name}.${r.name}\` binds \`${param}\`, which \`${cap.name}\` does not take`, suggestHint(param, cap.params.map((p) => p.name), 'a parameter'));
-      if (!fieldNames.includes(field)) fail(`${rat}/bind/${param}`, 'unknown_field', `relation \`${e.name}.${r.name}\` binds \`${param}\` to unknown field \`${field}\` of ${e.name}`, suggestHint(field, fieldNames, 'a field'));
+      if (!cap.params.some((p) => p.name === param)) fail(`${rat}/bind/${param}`, 'unknown_parameter', `relation \`${e.name}.${r.name}\` binds \`${param}\`, which \`${cap.name}\` does not take`, suggestHint(param, cap.params.map((p) => p.name)));
+      if (!fieldNames.includes(field) && !droppedField(field)) fail(`${rat}/bind/${param}`, 'unknown_field', `relation \`${e.name}.${r.name}\` binds \`${param}\` to unknown field \`${field}\` of ${e.name}`, suggestHint(field, fieldNames));
     }
     for (const p of cap.params) {
       if (p.required && !(p.name in r.bind)) fail(`${rat}/bind`, 'bad_relation', `relation \`${e.name}.${r.name}\` leaves required parameter \`${p.name}\` of \`${cap.name}\` unbound`, `add \`${p.name}: <field of ${e.name}>\` to bind`);
@@ -100,7 +102,8 @@ function checkEntity(cgs: Cgs, e: Entity, at: string, knownEntity: (n: string) =
   });
 }
 
-function checkType(t: TypeSpec, at: string, what: string, knownEntity: (n: string) => boolean, fail: Fail): void {
+function checkType(t: TypeSpec, at: string, what: string, knownEntity: KnownEntity, fail: Fail): void {
+  const entityNames = knownEntity.names;
   const x = t as TypeSpec & { values?: unknown; entity?: unknown; items?: unknown; fields?: FieldDef[] };
   if (t.type === 'enum') {
     const values = Array.isArray(x.values) ? x.values : [];
@@ -111,7 +114,7 @@ function checkType(t: TypeSpec, at: string, what: string, knownEntity: (n: strin
   }
   if (t.type === 'ref') {
     if (typeof x.entity !== 'string') fail(at, 'bad_type', `${what} is a ref without \`entity\``, 'name the entity it refers to: `entity: Brewery`');
-    else if (!knownEntity(x.entity)) fail(at, 'unknown_entity', `${what} refers to unknown entity \`${x.entity}\``, 'declare the entity or fix the name');
+    else if (!knownEntity(x.entity)) fail(at, 'unknown_entity', `${what} refers to unknown entity \`${x.entity}\``, `declare the entity or fix the name (${suggestHint(x.entity, entityNames)})`);
   } else if (x.entity !== undefined) {
     fail(at, 'bad_type', `${what} has \`entity\` but is not a ref`, 'write `type: ref` or remove `entity`');
   }
@@ -138,17 +141,18 @@ export function valueFits(t: TypeSpec, v: unknown): boolean {
   }
 }
 
-function checkCapability(cgs: Cgs, c: Capability, at: string, knownEntity: (n: string) => boolean, fail: Fail): void {
+function checkCapability(cgs: Cgs, c: Capability, at: string, knownEntity: KnownEntity, poisoned: Poisoned, fail: Fail): void {
   const entity = cgs.entities.find((e) => e.name === c.entity);
-  if (!entity && !knownEntity(c.entity)) fail(`${at}/entity`, 'unknown_entity', `capability \`${c.name}\` is about unknown entity \`${c.entity}\``, suggestHint(c.entity, cgs.entities.map((e) => e.name), 'an entity'));
+  if (!entity && !knownEntity(c.entity)) fail(`${at}/entity`, 'unknown_entity', `capability \`${c.name}\` is about unknown entity \`${c.entity}\``, suggestHint(c.entity, cgs.entities.map((e) => e.name)));
   const names = c.params.map((p) => p.name);
   duplicates(names, `${at}/params`, `parameter of ${c.name}:`, fail);
   c.params.forEach((p, i) => checkParam(c, p, `${at}/params/${i}`, knownEntity, fail));
+  const droppedParam = (n: string) => isPoisoned(poisoned, 'capabilities', c.name, 'params', n);
   checkKind(c, at, fail);
-  checkMapping(c, at, fail);
+  if (!isPoisoned(poisoned, 'mappings', c.name)) checkMapping(c, at, droppedParam, fail);
 }
 
-function checkParam(c: Capability, p: ParamDef, at: string, knownEntity: (n: string) => boolean, fail: Fail): void {
+function checkParam(c: Capability, p: ParamDef, at: string, knownEntity: KnownEntity, fail: Fail): void {
   checkType(p, at, `parameter \`${c.name}.${p.name}\``, knownEntity, fail);
   if (p.default === undefined) return;
   if (p.type === 'enum' && Array.isArray(p.values) && !p.values.includes(p.default as string)) {
@@ -162,7 +166,7 @@ function checkParam(c: Capability, p: ParamDef, at: string, knownEntity: (n: str
 function checkKind(c: Capability, at: string, fail: Fail): void {
   const names = c.params.map((p) => p.name);
   if (c.id_param !== undefined && !names.includes(c.id_param)) {
-    fail(`${at}/id_param`, 'unknown_parameter', `id_param \`${c.id_param}\` of \`${c.name}\` is not one of its parameters`, suggestHint(c.id_param, names, 'a parameter'));
+    fail(`${at}/id_param`, 'unknown_parameter', `id_param \`${c.id_param}\` of \`${c.name}\` is not one of its parameters`, suggestHint(c.id_param, names));
   }
   if ((c.kind === 'get' || c.kind === 'update' || c.kind === 'delete') && c.id_param === undefined) {
     fail(`${at}/kind`, 'bad_capability', `${c.kind} capability \`${c.name}\` has no id parameter`, 'add a parameter named like the entity id field, or say which one with `id_param:`');
@@ -174,7 +178,7 @@ function checkKind(c: Capability, at: string, fail: Fail): void {
   }
 }
 
-function checkMapping(c: Capability, at: string, fail: Fail): void {
+function checkMapping(c: Capability, at: string, droppedParam: (n: string) => boolean, fail: Fail): void {
   const h = c.http;
   const hat = `${at}/http`;
   const declared = new Map(c.params.map((p) => [p.name, p]));
@@ -183,8 +187,8 @@ function checkMapping(c: Capability, at: string, fail: Fail): void {
   if (path.error) fail(`${hat}/path`, 'bad_mapping', `path template of \`${c.name}\`: ${path.error}`, 'write parameters as `{name}`');
   for (const v of path.params) {
     const p = declared.get(v);
-    if (!p) fail(`${hat}/path`, 'path_parameter_undeclared', `path variable \`{${v}}\` of \`${c.name}\` is not a declared parameter`, `declare \`${v}\` under \`capabilities.${c.name}.params\` (${suggestHint(v, names, 'a parameter')})`);
-    else if (!p.required) fail(`${hat}/path`, 'path_parameter_optional', `path variable \`{${v}}\` of \`${c.name}\` is an optional parameter`, 'path parameters are always sent: remove `required: false`');
+    if (!p && !droppedParam(v)) fail(`${hat}/path`, 'path_parameter_undeclared', `path variable \`{${v}}\` of \`${c.name}\` is not a declared parameter`, `declare \`${v}\` under \`capabilities.${c.name}.params\` (${suggestHint(v, names)})`);
+    else if (p && !p.required) fail(`${hat}/path`, 'path_parameter_optional', `path variable \`{${v}}\` of \`${c.name}\` is an optional parameter`, 'path parameters are always sent: remove `required: false`');
   }
   const used = new Set(path.params);
   const templates: Array<[string, string]> = [
@@ -196,12 +200,12 @@ function checkMapping(c: Capability, at: string, fail: Fail): void {
     if (parsed.error) fail(where, 'bad_mapping', `template \`${t}\` of \`${c.name}\`: ${parsed.error}`, 'write parameters as `{name}` and literal braces as `{{` `}}`');
     for (const v of parsed.params) {
       used.add(v);
-      if (!declared.has(v)) fail(where, 'unknown_parameter', `template \`${t}\` of \`${c.name}\` refers to undeclared parameter \`${v}\``, suggestHint(v, names, 'a parameter'));
+      if (!declared.has(v) && !droppedParam(v)) fail(where, 'unknown_parameter', `template \`${t}\` of \`${c.name}\` refers to undeclared parameter \`${v}\``, suggestHint(v, names));
     }
   }
   for (const v of h.body !== undefined ? jsonTemplateParams(h.body) : []) {
     used.add(v);
-    if (!declared.has(v)) fail(`${hat}/body`, 'unknown_parameter', `body of \`${c.name}\` refers to undeclared parameter \`${v}\``, suggestHint(v, names, 'a parameter'));
+    if (!declared.has(v) && !droppedParam(v)) fail(`${hat}/body`, 'unknown_parameter', `body of \`${c.name}\` refers to undeclared parameter \`${v}\``, suggestHint(v, names));
   }
   for (const p of c.params) {
     if (!used.has(p.name)) fail(`${hat}`, 'unmapped_parameter', `parameter \`${p.name}\` of \`${c.name}\` is sent nowhere`, `add \`${p.name}: "{${p.name}}"\` to the mapping's query or body, or leave query/body out to place parameters automatically`);

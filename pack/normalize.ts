@@ -32,22 +32,36 @@ export interface Normalized {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Top-level named items whose subtree broke the schema are dropped before normalizing. */
+/**
+ * Items whose subtree broke the schema are dropped before normalizing, at the finest named level
+ * (a field, a relation, a parameter, a mapping, a catalog key), so the rest is still checked.
+ * Their names are "poisoned": references to them are not reported a second time.
+ */
 export function pruneInvalid(files: SourceFile[], badPaths: Map<SourceFile, KeyPath[]>): Set<string> {
   const poisoned = new Set<string>();
   for (const f of files) {
-    for (const p of badPaths.get(f) ?? []) {
-      const [section, item] = p;
-      if (section === 'catalog' || p.length < 2) {
-        if (section !== undefined) delete f.data[section];
-        poisoned.add(`${String(section)}`);
-      } else if (isObj(f.data[section as string])) {
-        delete (f.data[section as string] as Obj)[item as string];
-        poisoned.add(`${String(section)}:${String(item)}`);
-      }
+    for (const bad of badPaths.get(f) ?? []) {
+      const path = bad.slice(0, pruneDepth(bad));
+      let parent: unknown = f.data;
+      for (const seg of path.slice(0, -1)) parent = isObj(parent) ? parent[seg as string] : undefined;
+      if (isObj(parent)) delete parent[path[path.length - 1] as string];
+      poisoned.add(path.join(':'));
     }
   }
   return poisoned;
+}
+
+function pruneDepth(p: KeyPath): number {
+  const [section, , sub, item] = p;
+  if (section === 'entities' && (sub === 'fields' || sub === 'relations') && item !== undefined) return 4;
+  if (section === 'capabilities' && sub === 'params' && item !== undefined) return typeof item === 'number' ? 3 : 4;
+  return Math.max(1, Math.min(p.length, 2));
+}
+
+/** Whether a name was dropped for a schema error (or its whole section was). */
+export function isPoisoned(poisoned: ReadonlySet<string>, ...path: string[]): boolean {
+  for (let i = 1; i <= path.length; i++) if (poisoned.has(path.slice(0, i).join(':'))) return true;
+  return false;
 }
 
 export function normalize(files: SourceFile[], poisoned = new Set<string>()): Normalized {
@@ -75,7 +89,7 @@ class Normalizer {
       entry_id: '', version: 0, label: '', tags: [], description: '',
       backend: { base_url: '' }, auth: { scheme: 'none' }, entities: [], capabilities: [],
     };
-    if (catalogs.length === 0 && !this.poisoned.has('catalog')) {
+    if (catalogs.length === 0 && !isPoisoned(this.poisoned, 'catalog')) {
       this.fail('', 'missing_catalog_metadata', 'no source file has a `catalog:` section', 'add catalog.yaml with entry_id, version, label, description and backend.url');
     }
     for (const extra of catalogs.slice(1)) {
@@ -104,10 +118,10 @@ class Normalizer {
       }
     }
     for (const [name, m] of mappings) {
-      if (!cgs.capabilities.some((c) => c.name === name) && !this.poisoned.has(`capabilities:${name}`)) {
+      if (!cgs.capabilities.some((c) => c.name === name) && !isPoisoned(this.poisoned, 'capabilities', name)) {
         const at = `/#mapping/${name}`;
         this.mark(at, m.src, ['mappings', name]);
-        this.fail(at, 'orphan_mapping', `mapping \`${name}\` names no capability`, suggestHint(name, cgs.capabilities.map((c) => c.name), 'a capability'));
+        this.fail(at, 'orphan_mapping', `mapping \`${name}\` names no capability`, suggestHint(name, cgs.capabilities.map((c) => c.name)));
       }
     }
     return { cgs, origins: this.origins, errors: this.errors, poisoned: this.poisoned };
@@ -199,8 +213,8 @@ class Normalizer {
           if (!description) description = fd;
         } else {
           type = { type: 'string' };
-          if (entity) {
-            this.fail(pat, 'unknown_field', `parameter \`${pname}\` has no type and entity \`${entity.name}\` has no field \`${fieldName}\` to take it from`, `give it a type (for example \`${pname}: string\`) or ${suggestHint(fieldName, entity.fields.map((x) => x.name), 'a field')}`);
+          if (entity && !isPoisoned(this.poisoned, 'entities', entity.name, 'fields', fieldName)) {
+            this.fail(pat, 'unknown_field', `parameter \`${pname}\` has no type and entity \`${entity.name}\` has no field \`${fieldName}\` to take it from`, `give it a type, for example \`${pname}: string\`, or name an existing field (${suggestHint(fieldName, entity.fields.map((x) => x.name))})`);
           }
         }
       }
@@ -248,7 +262,8 @@ class Normalizer {
     };
     if (mapping) {
       cap.http = this.mapping(mapping.raw, cap, mapping.src, ['mappings', name], `${at}/http`);
-    } else if (!this.poisoned.has(`mappings:${name}`)) {
+    } else if (!isPoisoned(this.poisoned, 'mappings', name)) {
+      this.poisoned.add(`mappings:${name}`);
       this.fail(at, 'missing_mapping', `capability \`${name}\` has no HTTP mapping`, `add \`${name}: GET /path\` (or an object with method and path) under \`mappings:\``);
     }
     const idParam = raw.id_param !== undefined ? String(raw.id_param) : defaultIdParam(kind, params, entity);

@@ -22,9 +22,11 @@ export function schemaProblems(errors: ErrorObject[]): SchemaProblem[] {
   for (const a of anyOfs) {
     const inside = errors.filter((e) => e !== a && e.schemaPath.startsWith(a.schemaPath + '/'));
     const meaningful = inside.filter((e) => e.instancePath !== a.instancePath || !TRIVIAL.has(e.keyword));
-    if (meaningful.length > 0) {
+    // A string that misses an enum branch (a misspelt type name) is best told as that enum error.
+    const enumMiss = typeof a.data === 'string' ? inside.find((e) => e.keyword === 'enum' && e.instancePath === a.instancePath) : undefined;
+    if (meaningful.length > 0 || enumMiss) {
       dropped.add(a);
-      for (const e of inside) if (!meaningful.includes(e)) dropped.add(e);
+      for (const e of inside) if (!meaningful.includes(e) && e !== enumMiss) dropped.add(e);
     } else {
       for (const e of inside) dropped.add(e);
     }
@@ -65,7 +67,7 @@ function describe(e: ErrorObject): SchemaProblem {
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
       const known = Object.keys(parent?.properties ?? {});
-      return { path: [...path, extra], atKey: true, message: `unknown key \`${extra}\``, hint: suggestHint(extra, known, 'a key here') };
+      return { path: [...path, extra], atKey: true, message: `unknown key \`${extra}\``, hint: suggestHint(extra, known) };
     }
     case 'required': {
       const missing = String(params.missingProperty);
@@ -79,7 +81,7 @@ function describe(e: ErrorObject): SchemaProblem {
       return { path, atKey: false, message: `expected ${String(params.type).replace(/,/g, ' or ')}, found ${show(e.data)}` };
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map((v) => String(v));
-      return { path, atKey: false, message: `${show(e.data)} is not allowed here`, hint: suggestHint(String(e.data), allowed, 'the value') };
+      return { path, atKey: false, message: `${show(e.data)} is not allowed here`, hint: suggestHint(String(e.data), allowed) };
     }
     case 'anyOf':
       return { path, atKey: false, message: `${show(e.data)} has the wrong form`, hint: parent?.description ?? 'see docs/authoring.md' };

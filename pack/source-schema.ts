@@ -206,7 +206,7 @@ export const sourceSchema = {
   additionalProperties: false,
   definitions: {
     envName: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$', description: 'Name of an environment variable holding a secret.' },
-    typeOrShorthand: { anyOf: [scalarName, typeSpec] },
+    typeOrShorthand: { description: 'A type: a scalar type name (string, integer, number, boolean, date, datetime) or an object with `type`.', anyOf: [scalarName, typeSpec] },
     fields: {
       type: 'object',
       propertyNames: name,
