@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { formatError, svcError, SvcFailure } from '../common/errors.js';
 import { loadCatalogDir, loadSchemaFile, type LoadOptions, type LoadResult } from '../pack/index.js';
+import { teachabilityCheck } from '../compiler/teachable.js';
 
 export interface CatalogFlags {
   catalogDir?: string;
@@ -36,7 +37,7 @@ export async function loadFromFlags(flags: CatalogFlags, extra: Omit<LoadOptions
   if (!flags.catalogDir === !flags.schema) {
     throw new SvcFailure([svcError('bad_arguments', flags.catalogDir ? '--catalog-dir and --schema are mutually exclusive' : 'give --catalog-dir <dir> or --schema <path>', { hint: 'for example: --catalog-dir catalogs (a directory written by `svc pack --out catalogs`)' })]);
   }
-  const opts: LoadOptions = { ...extra, backendOverrides: parseBackendFlags(flags.backend) };
+  const opts: LoadOptions = { extraChecks: [teachabilityCheck], ...extra, backendOverrides: parseBackendFlags(flags.backend) };
   return flags.catalogDir ? loadCatalogDir(flags.catalogDir, opts) : loadSchemaFile(flags.schema!, opts);
 }
 

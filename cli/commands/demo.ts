@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { SvcFailure } from '../../common/errors.js';
 import { compileSource, loadCatalogDir, readSourceDir, writeArtifacts } from '../../pack/index.js';
 import { startDemoVendor } from '../demo-vendor.js';
+import { teachabilityCheck } from '../../compiler/teachable.js';
 import { packageRoot } from '../package-root.js';
 import { describeRegistry } from './catalogs.js';
 
@@ -26,13 +27,13 @@ export function demoCommand(): Command {
     .action(async (opts: { port?: number; once?: boolean }) => {
       const out = await mkdtemp(join(tmpdir(), 'svc-demo-'));
       for (const src of await bundledCatalogSources()) {
-        const compiled = compileSource(await readSourceDir(src));
+        const compiled = compileSource(await readSourceDir(src), [teachabilityCheck]);
         if (!compiled.cgs) throw new SvcFailure(compiled.diagnostics);
         await writeArtifacts(compiled.cgs, compiled.cgs_hash!, out);
       }
       const vendor = await startDemoVendor(opts.port !== undefined ? { port: opts.port } : {});
       const ids = (await readdir(out)).filter((f) => f.endsWith('.manifest.json')).map((f) => f.split('.')[0]!);
-      const loaded = await loadCatalogDir(out, { backendOverrides: Object.fromEntries(ids.map((id) => [id, vendor.url])) });
+      const loaded = await loadCatalogDir(out, { extraChecks: [teachabilityCheck], backendOverrides: Object.fromEntries(ids.map((id) => [id, vendor.url])) });
       if (loaded.problems.length) throw new SvcFailure(loaded.problems);
       process.stdout.write(`packed ${loaded.registry.size} bundled catalogs into ${out}\n`);
       process.stdout.write(describeRegistry(loaded.registry));

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { formatError, svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { compileSource, readSourceDir, writeArtifacts, cgsFileName, manifestFileName } from '../../pack/index.js';
+import { teachabilityCheck } from '../../compiler/teachable.js';
 
 interface PackOptions { out?: string; check?: boolean; json?: boolean }
 
@@ -48,7 +49,7 @@ async function packOne(dir: string, opts: PackOptions): Promise<PackResult> {
     if (e instanceof SvcFailure) return { source: dir, ok: false, diagnostics: e.errors };
     throw e;
   }
-  const compiled = compileSource(texts);
+  const compiled = compileSource(texts, [teachabilityCheck]);
   if (!compiled.cgs || !compiled.cgs_hash) return { source: dir, ok: false, diagnostics: compiled.diagnostics };
   const { cgs, cgs_hash } = compiled;
   const base = { source: dir, ok: true, entry_id: cgs.entry_id, version: cgs.version, cgs_hash, diagnostics: [] };

@@ -1,0 +1,45 @@
+/**
+ * The compiler facade: program text -> plan IR + commit id + review, or diagnostics. Top-level
+ * continuations (`page`, `wait`, `cancel`) are recognised and handed back for the server.
+ */
+import type { SvcError } from '../common/errors.js';
+import type { Registry } from '../pack/registry.js';
+import type { ContinuationStmt } from './ast.js';
+import { parseProgram } from './parse.js';
+import { planCommitId, type Plan, type Review } from './plan.js';
+import { resolveProgram, type ResolveOptions } from './resolve.js';
+import { reviewPlan } from './review.js';
+import type { SymbolTable } from './symbols.js';
+
+export type Compiled =
+  | { kind: 'plan'; plan: Plan; commit_id: string; review: Review; diagnostics: [] }
+  | { kind: 'continuation'; continuation: ContinuationStmt; diagnostics: [] }
+  | { kind: 'error'; diagnostics: SvcError[] };
+
+export interface CompileOptions {
+  registry: Registry;
+  symbols?: SymbolTable;
+  maxFanout?: number;
+  maxLimit?: number;
+}
+
+/**
+ * Compile a program. Never throws on user input.
+ * @example compileProgram('e1(city="Berlin")[name]', { registry, symbols })
+ */
+export function compileProgram(text: string, opts: CompileOptions): Compiled {
+  const parsed = parseProgram(text);
+  if (!parsed.program) return { kind: 'error', diagnostics: parsed.diagnostics };
+  const [first] = parsed.program.statements;
+  if (parsed.program.statements.length === 1 && first && first.kind !== 'binding' && first.kind !== 'expr') {
+    return { kind: 'continuation', continuation: first, diagnostics: [] };
+  }
+  const ropts: ResolveOptions = { registry: opts.registry };
+  if (opts.symbols) ropts.symbols = opts.symbols;
+  if (opts.maxFanout !== undefined) ropts.maxFanout = opts.maxFanout;
+  if (opts.maxLimit !== undefined) ropts.maxLimit = opts.maxLimit;
+  const r = resolveProgram(parsed.program, text, ropts);
+  if (!r.plan) return { kind: 'error', diagnostics: r.diagnostics };
+  const review = reviewPlan(r.plan, opts.registry);
+  return { kind: 'plan', plan: { ...r.plan, summary: review }, commit_id: planCommitId(r.plan), review, diagnostics: [] };
+}

@@ -1,0 +1,63 @@
+/** JSON Schema of the plan IR: the server validates client-compiled plans with it (ajv). */
+import { CAPABILITY_KINDS } from '../pack/cgs.js';
+import { PLAN_VERSION } from './plan.js';
+
+const stepId = { type: 'string', pattern: '^n[1-9][0-9]*$' };
+const name = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
+
+export const PLAN_SCHEMA_ID = 'https://svc.invalid/schemas/plan.schema.json';
+
+export const planSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: PLAN_SCHEMA_ID,
+  title: 'svc plan IR',
+  type: 'object',
+  properties: {
+    version: { const: PLAN_VERSION },
+    steps: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        properties: {
+          id: stepId,
+          op: { enum: [...CAPABILITY_KINDS] },
+          api: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}$' },
+          cgs_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          entity: name,
+          capability: name,
+          args: {
+            type: 'object',
+            propertyNames: name,
+            additionalProperties: {
+              oneOf: [
+                { type: 'object', properties: { lit: {} }, required: ['lit'], additionalProperties: false },
+                {
+                  type: 'object',
+                  properties: { ref: { type: 'object', properties: { step: stepId, field: name }, required: ['step', 'field'], additionalProperties: false } },
+                  required: ['ref'],
+                  additionalProperties: false,
+                },
+              ],
+            },
+          },
+          projection: { type: 'array', items: name, uniqueItems: true },
+          depends_on: { type: 'array', items: stepId, uniqueItems: true },
+          effect: { enum: ['read', 'write'] },
+          limit: { type: 'integer', minimum: 1 },
+          via: { type: 'object', properties: { relation: name, from: stepId }, required: ['relation'], additionalProperties: false },
+          fanout: { type: 'object', properties: { from: stepId, max: { type: 'integer', minimum: 1 } }, required: ['from', 'max'], additionalProperties: false },
+        },
+        required: ['id', 'op', 'api', 'cgs_hash', 'entity', 'capability', 'args', 'depends_on', 'effect'],
+        additionalProperties: false,
+      },
+    },
+    bind: { type: 'object', propertyNames: name, additionalProperties: stepId },
+    return: { type: 'array', items: stepId, minItems: 1 },
+    name: { type: 'string' },
+    summary: { type: 'object' },
+  },
+  required: ['version', 'steps', 'bind', 'return'],
+  additionalProperties: false,
+} as const;

@@ -1,0 +1,76 @@
+/**
+ * The plan IR: a typed DAG compiled from a program. Symbols never reach it: steps name catalogs
+ * (pinned by `cgs_hash`), entities and capabilities by their real names and arguments by wire
+ * names, so one program yields one commit id on every surface.
+ */
+import { canonicalHash } from '../common/canonical.js';
+import type { CapabilityKind, JsonValue } from '../pack/cgs.js';
+
+/** Bumped on any change of the plan format; part of the commit id. */
+export const PLAN_VERSION = 1 as const;
+
+/** An argument value: a literal, or a field of the rows of an earlier step. */
+export type PlanArg = { lit: JsonValue } | { ref: { step: string; field: string } };
+
+export interface PlanStep {
+  /** `n1`, `n2`, ... in program order. */
+  id: string;
+  op: CapabilityKind;
+  /** entry_id of the catalog. */
+  api: string;
+  /** The catalog content the step was compiled against. */
+  cgs_hash: string;
+  entity: string;
+  capability: string;
+  /** Wire name -> value; absent optional parameters are simply not here. */
+  args: Record<string, PlanArg>;
+  /** Fields to keep; absent = every declared field. */
+  projection?: string[];
+  /** Steps whose results this one needs (refs and relation sources). */
+  depends_on: string[];
+  effect: 'read' | 'write';
+  /** Rows wanted from a rows-returning step: absent = one vendor page. */
+  limit?: number;
+  /** Set when the step follows a relation: its name and the step it starts from (absent when the parent was folded into a literal id). */
+  via?: { relation: string; from?: string };
+  /** Set when a ref argument takes its values from a step returning many rows: one call per row. */
+  fanout?: { from: string; max: number };
+}
+
+export interface Plan {
+  version: typeof PLAN_VERSION;
+  steps: PlanStep[];
+  /** Binding name -> step id. */
+  bind: Record<string, string>;
+  /** Step ids whose rows the program returns, in program order. */
+  return: string[];
+  /** Session-local name (not hashed). */
+  name?: string;
+  /** Dry-run review (not hashed). */
+  summary?: Review;
+}
+
+export type Verdict = 'proceed' | 'review';
+export type FlowWarning = 'unbounded_list' | 'large_fanout';
+
+export interface Review {
+  verdict: Verdict;
+  /** `clean`, or the warnings found. */
+  flow: 'clean' | FlowWarning[];
+  /** Steps that change the vendor's state. */
+  mutations: number;
+  /** Short human-readable account of the DAG, one line per step. */
+  text: string;
+}
+
+/** The content-addressed commit id: sha256 of the canonical JSON of {version, steps, bind, return}. */
+export function planCommitId(plan: Plan): string {
+  return canonicalHash({ version: plan.version, steps: plan.steps, bind: plan.bind, return: plan.return });
+}
+
+/** Catalog pins of a plan: api -> cgs_hash. */
+export function planCatalogs(plan: Plan): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const s of plan.steps) out[s.api] = s.cgs_hash;
+  return out;
+}

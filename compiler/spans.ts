@@ -1,0 +1,29 @@
+/** Converting AST offsets into diagnostic spans (1-based line/col, exclusive end column). */
+import type { Span } from '../common/errors.js';
+import type { SrcSpan } from './ast.js';
+
+export class LineIndex {
+  private readonly starts: number[] = [0];
+  constructor(readonly text: string) {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.starts.push(i + 1);
+  }
+
+  /** 1-based line and column of a 0-based offset (clamped into the text). */
+  pos(offset: number): { line: number; col: number } {
+    const o = Math.max(0, Math.min(offset, this.text.length));
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= o) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, col: o - this.starts[lo]! + 1 };
+  }
+
+  span(s: SrcSpan): Span {
+    const a = this.pos(s.start);
+    const b = this.pos(Math.max(s.end, s.start));
+    return { line: a.line, col: a.col, endLine: b.line, endCol: b.col };
+  }
+}

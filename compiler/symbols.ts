@@ -1,0 +1,147 @@
+/**
+ * The session symbol table: `e#` entities, `m#` capabilities, `r#` relations, assigned append-only
+ * in order of first exposure. Exposing more seeds yields a wave holding only the new symbols;
+ * `domain_revision` grows each time a wave adds entities. A symbol never changes meaning.
+ * Federation: entities of several catalogs live in one table, keyed by (api, entity).
+ */
+import type { Capability, Entity, Relation } from '../pack/cgs.js';
+import type { Registry } from '../pack/registry.js';
+
+export interface EntitySymbol { sym: string; api: string; entity: string }
+export interface CapabilitySymbol { sym: string; api: string; capability: string; entity: string }
+export interface RelationSymbol { sym: string; api: string; entity: string; relation: string; target: string }
+export type AnySymbol =
+  | ({ kind: 'entity' } & EntitySymbol)
+  | ({ kind: 'capability' } & CapabilitySymbol)
+  | ({ kind: 'relation' } & RelationSymbol);
+
+/** A seed: an entity of a catalog, written `api:Entity`. */
+export interface Seed { api: string; entity: string }
+
+/** The symbols one exposure added, in assignment order. */
+export interface Wave {
+  entities: EntitySymbol[];
+  capabilities: CapabilitySymbol[];
+  relations: RelationSymbol[];
+  /** Seeds that were already exposed (a repeated seed yields a notice, not rows). */
+  repeated: Seed[];
+  domain_revision: number;
+}
+
+export interface SymbolTableJson {
+  entities: EntitySymbol[];
+  capabilities: CapabilitySymbol[];
+  relations: RelationSymbol[];
+  domain_revision: number;
+}
+
+const key = (api: string, name: string) => `${api}:${name}`;
+
+/** Which read capabilities an entity expression `eN(...)` uses; the rest get `m#` symbols. */
+export function defaultReads(registry: Registry, api: string, entity: string): { query?: Capability; get?: Capability; search?: Capability } {
+  const caps = registry.capabilitiesOf(api, entity);
+  return { query: caps.find((c) => c.kind === 'query'), get: caps.find((c) => c.kind === 'get'), search: caps.find((c) => c.kind === 'search') };
+}
+
+export class SymbolTable {
+  private readonly entities: EntitySymbol[] = [];
+  private readonly capabilities: CapabilitySymbol[] = [];
+  private readonly relations: RelationSymbol[] = [];
+  private readonly bySym = new Map<string, AnySymbol>();
+  private readonly entityKey = new Map<string, EntitySymbol>();
+  private readonly capKey = new Map<string, CapabilitySymbol>();
+  private readonly relKey = new Map<string, RelationSymbol>();
+  private revision = 0;
+
+  get domainRevision(): number {
+    return this.revision;
+  }
+
+  /** Expose seeds (in the given order); returns the wave of new symbols. Unknown seeds must be checked by the caller. */
+  expose(registry: Registry, seeds: Seed[]): Wave {
+    const wave: Wave = { entities: [], capabilities: [], relations: [], repeated: [], domain_revision: this.revision };
+    for (const seed of seeds) {
+      const entity = registry.entity(seed.api, seed.entity);
+      if (!entity) continue;
+      if (this.entityKey.has(key(seed.api, seed.entity))) {
+        if (!wave.entities.some((e) => e.api === seed.api && e.entity === seed.entity)) wave.repeated.push(seed);
+        continue;
+      }
+      wave.entities.push(this.addEntity(seed.api, entity));
+      const reads = defaultReads(registry, seed.api, entity.name);
+      for (const cap of registry.capabilitiesOf(seed.api, entity.name)) {
+        if (cap === reads.query || cap === reads.get || cap === reads.search) continue;
+        wave.capabilities.push(this.addCapability(seed.api, cap));
+      }
+      for (const rel of entity.relations) wave.relations.push(this.addRelation(seed.api, entity, rel));
+    }
+    if (wave.entities.length) wave.domain_revision = ++this.revision;
+    return wave;
+  }
+
+  private addEntity(api: string, e: Entity): EntitySymbol {
+    const s = { sym: `e${this.entities.length + 1}`, api, entity: e.name };
+    this.entities.push(s);
+    this.entityKey.set(key(api, e.name), s);
+    this.bySym.set(s.sym, { kind: 'entity', ...s });
+    return s;
+  }
+
+  private addCapability(api: string, c: Capability): CapabilitySymbol {
+    const existing = this.capKey.get(key(api, c.name));
+    if (existing) return existing;
+    const s = { sym: `m${this.capabilities.length + 1}`, api, capability: c.name, entity: c.entity };
+    this.capabilities.push(s);
+    this.capKey.set(key(api, c.name), s);
+    this.bySym.set(s.sym, { kind: 'capability', ...s });
+    return s;
+  }
+
+  private addRelation(api: string, e: Entity, r: Relation): RelationSymbol {
+    const s = { sym: `r${this.relations.length + 1}`, api, entity: e.name, relation: r.name, target: r.target };
+    this.relations.push(s);
+    this.relKey.set(`${api}:${e.name}.${r.name}`, s);
+    this.bySym.set(s.sym, { kind: 'relation', ...s });
+    return s;
+  }
+
+  lookup(sym: string): AnySymbol | undefined {
+    return this.bySym.get(sym);
+  }
+
+  entitySymbol(api: string, entity: string): EntitySymbol | undefined {
+    return this.entityKey.get(key(api, entity));
+  }
+
+  capabilitySymbol(api: string, capability: string): CapabilitySymbol | undefined {
+    return this.capKey.get(key(api, capability));
+  }
+
+  relationSymbol(api: string, entity: string, relation: string): RelationSymbol | undefined {
+    return this.relKey.get(`${api}:${entity}.${relation}`);
+  }
+
+  /** Every symbol, in assignment order per kind. */
+  all(): AnySymbol[] {
+    return [...this.bySym.values()];
+  }
+
+  /** Catalogs with at least one exposed entity, in first-exposure order. */
+  apis(): string[] {
+    return [...new Set(this.entities.map((e) => e.api))];
+  }
+
+  toJSON(): SymbolTableJson {
+    return { entities: [...this.entities], capabilities: [...this.capabilities], relations: [...this.relations], domain_revision: this.revision };
+  }
+
+  /** Rebuild a table from `toJSON()` output (the client workspace and the server session persist it). */
+  static fromJSON(j: SymbolTableJson): SymbolTable {
+    const t = new SymbolTable();
+    for (const e of j.entities) { t.entities.push(e); t.entityKey.set(key(e.api, e.entity), e); t.bySym.set(e.sym, { kind: 'entity', ...e }); }
+    for (const c of j.capabilities) { t.capabilities.push(c); t.capKey.set(key(c.api, c.capability), c); t.bySym.set(c.sym, { kind: 'capability', ...c }); }
+    for (const r of j.relations) { t.relations.push(r); t.relKey.set(`${r.api}:${r.entity}.${r.relation}`, r); t.bySym.set(r.sym, { kind: 'relation', ...r }); }
+    t.revision = j.domain_revision;
+    return t;
+  }
+}

@@ -1,0 +1,33 @@
+/** Test helpers: a registry of the bundled fixture catalogs (compiled from source) and a session. */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileSource, Registry, readSourceDir, type RegistryEntry } from '../../pack/index.js';
+import { SymbolTable, type Seed } from '../../compiler/symbols.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Every catalog under fixtures/catalogs, compiled in memory. */
+export async function fixtureRegistry(): Promise<Registry> {
+  const dir = join(ROOT, 'fixtures', 'catalogs');
+  const entries: RegistryEntry[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const c = compileSource(await readSourceDir(join(dir, name)));
+    if (!c.cgs || !c.cgs_hash) throw new Error(`fixture catalog ${name} does not compile: ${JSON.stringify(c.diagnostics)}`);
+    entries.push({ entry_id: c.cgs.entry_id, label: c.cgs.label, tags: c.cgs.tags, version: c.cgs.version, cgs: c.cgs, cgs_hash: c.cgs_hash, base_url: c.cgs.backend.base_url, artifact: `${name}.cgs.json` });
+  }
+  return new Registry(entries);
+}
+
+/** The seeds of the golden session, in exposure order. */
+export const GOLDEN_SEEDS: Seed[] = [
+  { api: 'brewery', entity: 'Brewery' },
+  { api: 'brewery', entity: 'Beer' },
+  { api: 'brewery', entity: 'Review' },
+  { api: 'helpdesk', entity: 'Ticket' },
+];
+
+export function sessionSymbols(registry: Registry, seeds: Seed[] = GOLDEN_SEEDS): SymbolTable {
+  const t = new SymbolTable();
+  t.expose(registry, seeds);
+  return t;
+}

@@ -1,0 +1,84 @@
+import t from 'tap';
+import { SymbolTable } from '../../compiler/symbols.js';
+import { renderWave, teachingRules, waveRows, TEACHING_HEADER } from '../../compiler/teaching.js';
+import { fixtureRegistry } from '../_helpers/registry.js';
+
+t.test('symbols are assigned in order of first exposure and never change', async (t) => {
+  const registry = await fixtureRegistry();
+  const table = new SymbolTable();
+  const w1 = table.expose(registry, [{ api: 'brewery', entity: 'Beer' }]);
+  t.same(w1.entities.map((e) => `${e.sym}=${e.entity}`), ['e1=Beer']);
+  t.equal(w1.domain_revision, 1);
+  t.same(w1.capabilities.map((c) => `${c.sym}=${c.capability}`), ['m1=listBreweryBeers', 'm2=createBeer', 'm3=retireBeer', 'm4=deleteBeer']);
+  t.same(w1.relations.map((r) => `${r.sym}=${r.entity}.${r.relation}`), ['r1=Beer.brewery', 'r2=Beer.reviews']);
+
+  const w2 = table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }, { api: 'brewery', entity: 'Beer' }]);
+  t.same(w2.entities.map((e) => `${e.sym}=${e.entity}`), ['e2=Brewery'], 'the wave holds only new rows');
+  t.same(w2.repeated, [{ api: 'brewery', entity: 'Beer' }], 'a repeated seed is reported, not re-taught');
+  t.equal(w2.domain_revision, 2);
+  t.match(table.lookup('e1'), { kind: 'entity', entity: 'Beer' }, 'e1 still means Beer');
+  t.match(table.lookup('m1'), { kind: 'capability', capability: 'listBreweryBeers' });
+
+  const w3 = table.expose(registry, [{ api: 'brewery', entity: 'Beer' }]);
+  t.equal(w3.entities.length, 0);
+  t.equal(w3.domain_revision, 2, 'no new entity: the revision stays');
+  t.equal(table.domainRevision, 2);
+});
+
+t.test('federation keys entities by (catalog, entity)', async (t) => {
+  const registry = await fixtureRegistry();
+  const table = new SymbolTable();
+  table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }]);
+  const w = table.expose(registry, [{ api: 'helpdesk', entity: 'Ticket' }]);
+  t.same(w.entities.map((e) => `${e.sym}=${e.api}:${e.entity}`), ['e2=helpdesk:Ticket']);
+  t.same(table.apis(), ['brewery', 'helpdesk']);
+  t.equal(table.entitySymbol('helpdesk', 'Ticket')?.sym, 'e2');
+  t.equal(table.entitySymbol('brewery', 'Ticket'), undefined);
+});
+
+t.test('unknown seeds are ignored by the table (callers validate them)', async (t) => {
+  const registry = await fixtureRegistry();
+  const table = new SymbolTable();
+  const w = table.expose(registry, [{ api: 'brewery', entity: 'Nope' }, { api: 'nope', entity: 'Beer' }]);
+  t.equal(w.entities.length, 0);
+  t.equal(table.domainRevision, 0);
+});
+
+t.test('toJSON/fromJSON round-trips and keeps counting', async (t) => {
+  const registry = await fixtureRegistry();
+  const a = new SymbolTable();
+  a.expose(registry, [{ api: 'brewery', entity: 'Brewery' }]);
+  const b = SymbolTable.fromJSON(JSON.parse(JSON.stringify(a.toJSON())));
+  t.same(b.toJSON(), a.toJSON());
+  const w = b.expose(registry, [{ api: 'brewery', entity: 'Review' }]);
+  t.equal(w.entities[0]?.sym, 'e2');
+  t.equal(w.capabilities[0]?.sym, `m${a.toJSON().capabilities.length + 1}`);
+  t.equal(b.domainRevision, 2);
+});
+
+t.test('teaching table: TSV, one row per symbol, no tabs or newlines in cells', async (t) => {
+  const registry = await fixtureRegistry();
+  const table = new SymbolTable();
+  const wave = table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }, { api: 'brewery', entity: 'Beer' }]);
+  const tsv = renderWave(wave, registry, table);
+  const lines = tsv.split('\n');
+  t.equal(lines[0], TEACHING_HEADER);
+  t.equal(lines.length - 1, wave.entities.length + wave.capabilities.length + wave.relations.length, 'one row per symbol');
+  for (const l of lines) t.equal(l.split('\t').length, 2, `two cells: ${l.slice(0, 40)}`);
+  const rows = waveRows(wave, registry, table);
+  const m = rows.find((r) => r.meaning.startsWith('create brewery:Brewery'));
+  t.ok(m, 'the create capability has a row');
+  t.match(m!.meaning, /write: needs review/);
+  t.match(m!.meaning, /required: name, city, country/);
+  t.match(m!.meaning, /kind=micro\|brewpub\|regional\|large \(default "micro"\)/);
+  const e1 = rows.find((r) => r.sym === 'e1')!;
+  t.match(e1.form, /^e1\(city=\$, country=\$, kind=\$\)\[\.\.\]$/);
+  t.match(e1.meaning, /one: e1\("<id>"\)/);
+  t.match(e1.meaning, /search: e1\(q=\$\)/);
+  const rel = rows.find((r) => r.meaning.startsWith('Brewery.beers'))!;
+  t.match(rel.meaning, /-> brewery:Beer rows \(e2\)/);
+  t.notMatch(tsv, /^#/m, 'the shared rules are not repeated in a wave');
+  t.match(teachingRules(), /page\(pgN\)/);
+  t.match(teachingRules(), /wait\(oN\)/);
+  t.match(teachingRules(), /review/);
+});

@@ -1,0 +1,51 @@
+import t from 'tap';
+import { teachabilityCheck } from '../../compiler/index.js';
+import { compileSource, type Cgs } from '../../pack/index.js';
+import { fixtureRegistry } from '../_helpers/registry.js';
+
+const registry = await fixtureRegistry();
+
+const base = `
+catalog: {entry_id: shop, version: 1, label: Shop, description: A shop, backend: {url: "http://127.0.0.1:1"}}
+entities:
+  Product:
+    fields: {id: integer, name: string, price: number}
+capabilities:
+  listProducts: {kind: query, entity: Product, params: [name]}
+  getProduct: {kind: get, entity: Product, params: [id]}
+`;
+
+function cgsOf(extra: string): Cgs {
+  const c = compileSource([{ file: 'shop.yaml', text: base + extra }]);
+  if (!c.cgs) throw new Error(JSON.stringify(c.diagnostics));
+  return c.cgs;
+}
+
+t.test('the bundled catalogs are teachable', async (t) => {
+  for (const e of registry.list()) t.same(teachabilityCheck(e.cgs), [], e.entry_id);
+});
+
+t.test('a search shadowed by the list capability cannot be taught', async (t) => {
+  const cgs = cgsOf(`  searchProducts: {kind: search, entity: Product, params: {name: {required: true}}}
+mappings: {listProducts: GET /p, getProduct: "GET /p/{id}", searchProducts: GET /s}
+`);
+  const problems = teachabilityCheck(cgs);
+  t.equal(problems.length, 1);
+  t.match(problems[0], { at: '/capabilities/2', error: { code: 'not_teachable', message: /reaches `listProducts`, not `searchProducts`/ } });
+});
+
+t.test('a required parameter the language reserves cannot be taught', async (t) => {
+  const cgs = cgsOf(`  createProduct: {kind: create, entity: Product, params: {p1: {type: string, required: true}}}
+mappings: {listProducts: GET /p, getProduct: "GET /p/{id}", createProduct: POST /p}
+`);
+  const problems = teachabilityCheck(cgs);
+  t.match(problems, [{ error: { code: 'not_teachable', message: /does not compile: legacy_symbol/ } }]);
+});
+
+t.test('packing runs the check with positions when asked', async (t) => {
+  const c = compileSource([{ file: 'shop.yaml', text: base + `  searchProducts: {kind: search, entity: Product, params: {name: {required: true}}}
+mappings: {listProducts: GET /p, getProduct: "GET /p/{id}", searchProducts: GET /s}
+` }], [teachabilityCheck]);
+  t.equal(c.cgs, undefined, 'no CGS for a catalog that cannot be taught');
+  t.match(c.diagnostics, [{ code: 'not_teachable', span: { file: 'shop.yaml', line: 9, col: 3 } }]);
+});
