@@ -32,8 +32,9 @@ export function checkCgs(cgs: Cgs, poisoned: Poisoned = new Set()): Located[] {
   duplicates(entityNames, '/entities', 'entity', fail);
   duplicates(capNames, '/capabilities', 'capability', fail);
 
-  cgs.entities.forEach((e, i) => checkEntity(cgs, e, `/entities/${i}`, knownEntity, knownCap, (n) => isPoisoned(poisoned, 'entities', e.name, 'fields', n), fail));
-  cgs.capabilities.forEach((c, i) => checkCapability(cgs, c, `/capabilities/${i}`, knownEntity, poisoned, fail));
+  // A name declared twice is reported once (above); only its first declaration is checked further.
+  cgs.entities.forEach((e, i) => { if (entityNames.indexOf(e.name) === i) checkEntity(cgs, e, `/entities/${i}`, knownEntity, knownCap, (n) => isPoisoned(poisoned, 'entities', e.name, 'fields', n), fail); });
+  cgs.capabilities.forEach((c, i) => { if (capNames.indexOf(c.name) === i) checkCapability(cgs, c, `/capabilities/${i}`, knownEntity, poisoned, fail); });
   return out;
 }
 
@@ -62,6 +63,10 @@ function checkHeader(cgs: Cgs, fail: Fail): void {
   }
 }
 
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
+}
+
 function duplicates(names: string[], at: string, what: string, fail: Fail): void {
   const seen = new Set<string>();
   names.forEach((n, i) => {
@@ -86,7 +91,7 @@ function checkEntity(cgs: Cgs, e: Entity, at: string, knownEntity: KnownEntity, 
     }
     const cap = cgs.capabilities.find((c) => c.name === r.capability);
     if (!cap) {
-      if (!knownCap(r.capability)) fail(`${rat}/capability`, 'unknown_capability', `relation \`${e.name}.${r.name}\` is followed by unknown capability \`${r.capability}\``, suggestHint(r.capability, cgs.capabilities.filter((c) => c.entity === r.target).map((c) => c.name)));
+      if (!knownCap(r.capability)) fail(`${rat}/capability`, 'unknown_capability', `relation \`${e.name}.${r.name}\` is followed by unknown capability \`${r.capability}\``, suggestHint(r.capability, (knownEntity.names.includes(r.target) ? cgs.capabilities.filter((c) => c.entity === r.target) : cgs.capabilities).map((c) => c.name)));
       return;
     }
     if (cap.entity !== r.target) fail(`${rat}/capability`, 'bad_relation', `relation \`${e.name}.${r.name}\` targets ${r.target} but capability \`${cap.name}\` returns ${cap.entity}`, `use a capability of ${r.target}`);
@@ -125,6 +130,11 @@ function checkType(t: TypeSpec, at: string, what: string, knownEntity: KnownEnti
   if (t.type === 'object') x.fields?.forEach((f, i) => checkType(f, `${at}/fields/${i}`, `field \`${f.name}\` of ${what}`, knownEntity, fail));
 }
 
+function sortType(t: TypeSpec | FieldDef): unknown {
+  const { name: _n, description: _d, ...rest } = t as FieldDef;
+  return Object.fromEntries(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
 /** True when `v` is a value of type `t` (used for defaults). */
 export function valueFits(t: TypeSpec, v: unknown): boolean {
   switch (t.type) {
@@ -146,19 +156,23 @@ function checkCapability(cgs: Cgs, c: Capability, at: string, knownEntity: Known
   if (!entity && !knownEntity(c.entity)) fail(`${at}/entity`, 'unknown_entity', `capability \`${c.name}\` is about unknown entity \`${c.entity}\``, suggestHint(c.entity, cgs.entities.map((e) => e.name)));
   const names = c.params.map((p) => p.name);
   duplicates(names, `${at}/params`, `parameter of ${c.name}:`, fail);
-  c.params.forEach((p, i) => checkParam(c, p, `${at}/params/${i}`, knownEntity, fail));
+  c.params.forEach((p, i) => checkParam(c, p, entity, `${at}/params/${i}`, knownEntity, fail));
   const droppedParam = (n: string) => isPoisoned(poisoned, 'capabilities', c.name, 'params', n);
   checkKind(c, at, fail);
   if (!isPoisoned(poisoned, 'mappings', c.name)) checkMapping(c, at, droppedParam, fail);
 }
 
-function checkParam(c: Capability, p: ParamDef, at: string, knownEntity: KnownEntity, fail: Fail): void {
-  checkType(p, at, `parameter \`${c.name}.${p.name}\``, knownEntity, fail);
+function checkParam(c: Capability, p: ParamDef, entity: Entity | undefined, at: string, knownEntity: KnownEntity, fail: Fail): void {
+  // A type taken from the entity field of the same name is checked (and reported) at the field.
+  const { name: _n, description: _d, required: _r, default: _v, ...type } = p;
+  const field = entity?.fields.find((f) => f.name === p.name);
+  const inherited = field !== undefined && JSON.stringify(sortType(field)) === JSON.stringify(sortType(type as TypeSpec));
+  if (!inherited) checkType(p, at, `parameter \`${c.name}.${p.name}\``, knownEntity, fail);
   if (p.default === undefined) return;
   if (p.type === 'enum' && Array.isArray(p.values) && !p.values.includes(p.default as string)) {
     fail(`${at}/default`, 'bad_enum', `default ${JSON.stringify(p.default)} of \`${c.name}.${p.name}\` is not one of its values`, `use one of: ${p.values.map((v) => JSON.stringify(v)).join(', ')}`);
   } else if (p.type !== 'enum' && (SCALAR_TYPES as readonly string[]).concat(['array']).includes(p.type) && !valueFits(p, p.default)) {
-    fail(`${at}/default`, 'bad_default', `default ${JSON.stringify(p.default)} of \`${c.name}.${p.name}\` is not a ${p.type}`, `write a ${p.type} value or remove the default`);
+    fail(`${at}/default`, 'bad_default', `default ${JSON.stringify(p.default)} of \`${c.name}.${p.name}\` is not ${article(p.type)}`, `write ${article(p.type)} value or remove the default`);
   }
   if (p.required) fail(`${at}/default`, 'bad_default', `\`${c.name}.${p.name}\` is required and also has a default`, 'a parameter with a default is optional: remove `required: true` or the default');
 }

@@ -42,6 +42,8 @@ export function compileSource(texts: SourceText[], extraChecks: CgsCheck[] = [])
     return { diagnostics: sortDiagnostics(diagnostics) };
   }
   const poisoned = pruneInvalid(files, badPaths);
+  // The catalog metadata may sit in a file that is not even YAML: then its absence is not news.
+  if (files.length < sorted.length && !files.some((f) => f.data.catalog !== undefined)) poisoned.add('catalog');
   const n = normalize(files, poisoned);
   const located = [...n.errors, ...checkCgs(n.cgs, poisoned)];
   if (located.length === 0 && diagnostics.length === 0) for (const check of extraChecks) located.push(...check(n.cgs));

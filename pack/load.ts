@@ -40,7 +40,14 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
   const candidates: RegistryEntry[] = [];
   for (const name of names.filter((n) => n.endsWith('.manifest.json'))) {
     const file = join(dir, name);
-    const { manifest, problem } = parseManifest(await readFile(file, 'utf8'), file);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      problems.push(svcError('artifact_unreadable', `cannot read the manifest (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { file, hint: 'remove or repack it; the other catalogs still load' }));
+      continue;
+    }
+    const { manifest, problem } = parseManifest(text, file);
     if (!manifest) { problems.push(problem!); continue; }
     const entry = await loadArtifact(dir, manifest, opts, problems);
     if (entry) candidates.push(entry);

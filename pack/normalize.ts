@@ -91,6 +91,7 @@ class Normalizer {
     };
     if (catalogs.length === 0 && !isPoisoned(this.poisoned, 'catalog')) {
       this.fail('', 'missing_catalog_metadata', 'no source file has a `catalog:` section', 'add catalog.yaml with entry_id, version, label, description and backend.url');
+      this.poisoned.add('catalog'); // the header checks would only repeat this problem
     }
     for (const extra of catalogs.slice(1)) {
       this.mark('/#dup-catalog', extra, ['catalog']);
@@ -137,7 +138,7 @@ class Normalizer {
     cgs.tags = Array.isArray(c.tags) ? c.tags.map(String) : [];
     cgs.description = String(c.description ?? '');
     const url = isObj(c.backend) ? String(c.backend.url ?? '') : '';
-    cgs.backend = { base_url: url.replace(/\/+$/, '') };
+    cgs.backend = { base_url: url.replace(/([^/])\/+$/, '$1') };
     cgs.auth = normalizeAuth(isObj(c.auth) ? c.auth : { scheme: 'none' });
   }
 

@@ -20,7 +20,7 @@ export function schemaProblems(errors: ErrorObject[]): SchemaProblem[] {
   const anyOfs = errors.filter((e) => e.keyword === 'anyOf');
   const dropped = new Set<ErrorObject>();
   for (const a of anyOfs) {
-    const inside = errors.filter((e) => e !== a && e.schemaPath.startsWith(a.schemaPath + '/'));
+    const inside = errors.filter((e) => e !== a && e.schemaPath.startsWith(a.schemaPath + '/') && (e.instancePath === a.instancePath || e.instancePath.startsWith(a.instancePath + '/')));
     const meaningful = inside.filter((e) => e.instancePath !== a.instancePath || !TRIVIAL.has(e.keyword));
     // A string that misses an enum branch (a misspelt type name) is best told as that enum error.
     const enumMiss = typeof a.data === 'string' ? inside.find((e) => e.keyword === 'enum' && e.instancePath === a.instancePath) : undefined;
@@ -78,7 +78,7 @@ function describe(e: ErrorObject): SchemaProblem {
       return { path: [...path, bad], atKey: true, message: `\`${bad}\` is not a valid name`, hint: 'names start with a letter or `_` and hold only letters, digits and `_`' };
     }
     case 'type':
-      return { path, atKey: false, message: `expected ${String(params.type).replace(/,/g, ' or ')}, found ${show(e.data)}` };
+      return { path, atKey: false, message: `expected ${String(params.type).replace(/,/g, ' or ')}, found ${show(e.data)}`, hint: `write a ${String(params.type).replace(/,/g, ' or ')} here${parent?.description ? ` (${parent.description})` : ''}` };
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map((v) => String(v));
       return { path, atKey: false, message: `${show(e.data)} is not allowed here`, hint: suggestHint(String(e.data), allowed) };

@@ -56,7 +56,7 @@ function firstLine(s: string): string {
 export function schemaDiagnostics(src: SourceFile): { errors: SvcError[]; paths: KeyPath[] } {
   const problems = schemaProblems(validateSourceFile(src.data));
   return {
-    errors: problems.map((p) => svcError('schema_violation', p.message, { span: locate(src, p.path, p.atKey), ...(p.hint ? { hint: p.hint } : {}) })),
+    errors: problems.map((p) => svcError('schema_violation', p.message, { span: locate(src, p.path, p.atKey), hint: p.hint ?? 'see schemas/catalog-source.schema.json for the allowed form' })),
     paths: problems.map((p) => p.path),
   };
 }

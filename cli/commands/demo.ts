@@ -35,7 +35,7 @@ export function demoCommand(): Command {
       const ids = (await readdir(out)).filter((f) => f.endsWith('.manifest.json')).map((f) => f.split('.')[0]!);
       const loaded = await loadCatalogDir(out, { extraChecks: [teachabilityCheck], backendOverrides: Object.fromEntries(ids.map((id) => [id, vendor.url])) });
       if (loaded.problems.length) throw new SvcFailure(loaded.problems);
-      process.stdout.write(`packed ${loaded.registry.size} bundled catalogs into ${out}\n`);
+      process.stdout.write(`packed ${loaded.registry.size} bundled catalogs into ${out} (removed on exit)\n`);
       process.stdout.write(describeRegistry(loaded.registry));
       process.stdout.write(`demo vendor (json-server) listening on ${vendor.url}\n`);
       process.stdout.write(`try: curl '${vendor.url}/breweries?city=Berlin'\n`);

@@ -1,0 +1,40 @@
+import t from 'tap';
+import { createHash } from 'node:crypto';
+import { canonicalHash, canonicalJson, sha256Hex, sortKeysDeep } from '../../common/canonical.js';
+
+t.test('canonicalJson sorts keys at every depth and keeps array order', async (t) => {
+  t.equal(canonicalJson({ b: 1, a: { d: [3, 1, 2], c: null } }), '{"a":{"c":null,"d":[3,1,2]},"b":1}');
+  t.equal(canonicalJson({ b: 1, a: 2 }), canonicalJson({ a: 2, b: 1 }), 'insertion order does not matter');
+  t.equal(canonicalJson([{ y: 1, x: 2 }]), '[{"x":2,"y":1}]');
+  t.equal(canonicalJson({ a: undefined, b: 'x' }), '{"b":"x"}', 'undefined members are dropped');
+  t.equal(canonicalJson('é'), '"é"', 'no escaping of non-ASCII');
+  t.equal(canonicalJson({ Z: 1, a: 2, _: 3 }), '{"Z":1,"_":3,"a":2}', 'code-unit order, not locale order');
+});
+
+t.test('sha256Hex matches known vectors', async (t) => {
+  t.equal(sha256Hex(''), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  t.equal(sha256Hex('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  t.equal(sha256Hex(new TextEncoder().encode('abc')), sha256Hex('abc'), 'bytes and strings agree');
+  t.equal(sha256Hex('é'), createHash('sha256').update(Buffer.from('é', 'utf8')).digest('hex'), 'strings are hashed as UTF-8');
+});
+
+t.test('canonicalHash is sha256 of the canonical JSON', async (t) => {
+  const v = { b: [1, { d: true, c: 'x' }], a: 1.5 };
+  t.equal(canonicalHash(v), sha256Hex('{"a":1.5,"b":[1,{"c":"x","d":true}]}'));
+  t.equal(canonicalHash({ a: 1, b: 2 }), canonicalHash({ b: 2, a: 1 }));
+  t.not(canonicalHash({ a: 1 }), canonicalHash({ a: '1' }));
+});
+
+t.test('sortKeysDeep returns a sorted deep copy and leaves the input alone', async (t) => {
+  const input = { b: { z: 1, y: [{ q: 1, p: 2 }] }, a: undefined, c: null };
+  const out = sortKeysDeep(input);
+  t.same(Object.keys(out), ['b', 'c'], 'undefined members are dropped');
+  t.same(Object.keys(out.b), ['y', 'z']);
+  t.same(Object.keys(out.b.y[0]!), ['p', 'q']);
+  t.equal(JSON.stringify(out), '{"b":{"y":[{"p":2,"q":1}],"z":1},"c":null}');
+  t.same(Object.keys(input), ['b', 'a', 'c'], 'input not reordered');
+  t.not(out.b, input.b, 'a copy, not the same object');
+  t.equal(sortKeysDeep(7), 7);
+  t.equal(sortKeysDeep('s'), 's');
+  t.equal(sortKeysDeep(null), null);
+});
