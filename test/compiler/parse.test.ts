@@ -325,7 +325,9 @@ t.test('the fixture of syntax errors', async (t) => {
 
 t.test('the syntax error table in grammar.md is what the parser says', async (t) => {
   const md = readFileSync('grammar.md', 'utf8');
-  const section = md.slice(md.indexOf('## Syntax errors'));
+  const start = md.indexOf('## Syntax errors');
+  const end = md.indexOf('\n## ', start + 1);
+  const section = md.slice(start, end < 0 ? undefined : end);
   const rows = [...section.matchAll(/^\| `([a-z_]+)` \| `(".*?")` \| (\d+):(\d+) \| (.*) \|$/gm)];
   t.ok(rows.length >= 11, 'the table has rows');
   const seen = new Set<string>();
