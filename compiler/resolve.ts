@@ -314,6 +314,8 @@ class Resolver {
       if (arg) step.args[p.name] = arg;
       else ok = false;
     }
+    // A catalog default is what an absent argument means: the plan says it, the vendor gets it.
+    for (const p of cap.params) if (!seen.has(p.name) && p.default !== undefined) step.args[p.name] = { lit: p.default };
     const missing = cap.params.filter((p) => p.required && !seen.has(p.name));
     if (missing.length) {
       ok = this.fail('missing_argument', call.span, `\`${call.name.text}\` (${cap.name}) needs ${missing.map((p) => `\`${p.name}\``).join(', ')}`, `add ${missing.map((p) => `${p.name}=${exampleLiteral(p)}`).join(', ')}`) ?? false;

@@ -94,6 +94,9 @@ function checkEntity(cgs: Cgs, e: Entity, at: string, knownEntity: KnownEntity, 
       if (!knownCap(r.capability)) fail(`${rat}/capability`, 'unknown_capability', `relation \`${e.name}.${r.name}\` is followed by unknown capability \`${r.capability}\``, suggestHint(r.capability, (knownEntity.names.includes(r.target) ? cgs.capabilities.filter((c) => c.entity === r.target) : cgs.capabilities).map((c) => c.name)));
       return;
     }
+    if (cap.kind !== 'query' && cap.kind !== 'get' && cap.kind !== 'search') {
+      fail(`${rat}/capability`, 'bad_relation', `relation \`${e.name}.${r.name}\` is followed by \`${cap.name}\`, a ${cap.kind}: following a relation must not change vendor data`, 'follow relations with a query, get or search capability');
+    }
     if (cap.entity !== r.target) fail(`${rat}/capability`, 'bad_relation', `relation \`${e.name}.${r.name}\` targets ${r.target} but capability \`${cap.name}\` returns ${cap.entity}`, `use a capability of ${r.target}`);
     const want = r.cardinality === 'many' ? 'rows' : 'row';
     if (cap.returns !== want) fail(`${rat}/cardinality`, 'bad_relation', `relation \`${e.name}.${r.name}\` has cardinality ${r.cardinality} but \`${cap.name}\` returns ${cap.returns}`, r.cardinality === 'many' ? 'follow a many-relation with a query or search capability' : 'follow a one-relation with a get capability');

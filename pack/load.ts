@@ -96,15 +96,15 @@ function toEntry(cgs: RegistryEntry['cgs'], hash: string, artifact: string): Reg
 /** Highest version per entry_id; two different artifacts with that same version reject the entry. */
 function pickHighest(candidates: RegistryEntry[], problems: SvcError[]): RegistryEntry[] {
   const best = new Map<string, RegistryEntry>();
-  const conflicted = new Set<string>();
+  const conflicted = new Map<string, string>();
   for (const c of candidates) {
     const cur = best.get(c.entry_id);
     if (!cur || c.version > cur.version) { best.set(c.entry_id, c); conflicted.delete(c.entry_id); }
-    else if (c.version === cur.version && c.cgs_hash !== cur.cgs_hash) conflicted.add(c.entry_id);
+    else if (c.version === cur.version && c.cgs_hash !== cur.cgs_hash) conflicted.set(c.entry_id, c.artifact);
   }
-  for (const id of conflicted) {
+  for (const [id, other] of conflicted) {
     const v = best.get(id)!;
-    problems.push(svcError('version_conflict', `two different artifacts claim ${id} v${v.version}; neither is loaded`, { file: v.artifact, hint: 'remove the stale artifact, or raise the version of the newer catalog' }));
+    problems.push(svcError('version_conflict', `two different artifacts claim ${id} v${v.version} (${v.artifact} and ${other}); neither is loaded`, { file: v.artifact, hint: 'remove the stale artifact, or raise the version of the newer catalog' }));
     best.delete(id);
   }
   return [...best.values()];

@@ -12,10 +12,10 @@ import type {
 } from './cgs.js';
 import { SVC_CATALOG_FORMAT_VERSION } from './cgs.js';
 import { jsonTemplateParams, parseTemplate } from './template.js';
-import type { KeyPath, SourceFile } from './source.js';
+import type { KeyPath, SourceData } from './source.js';
 
 export interface Origin {
-  src: SourceFile;
+  src: SourceData;
   path: KeyPath;
 }
 
@@ -37,7 +37,7 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
  * (a field, a relation, a parameter, a mapping, a catalog key), so the rest is still checked.
  * Their names are "poisoned": references to them are not reported a second time.
  */
-export function pruneInvalid(files: SourceFile[], badPaths: Map<SourceFile, KeyPath[]>): Set<string> {
+export function pruneInvalid(files: SourceData[], badPaths: Map<SourceData, KeyPath[]>): Set<string> {
   const poisoned = new Set<string>();
   for (const f of files) {
     for (const bad of badPaths.get(f) ?? []) {
@@ -64,7 +64,7 @@ export function isPoisoned(poisoned: ReadonlySet<string>, ...path: string[]): bo
   return false;
 }
 
-export function normalize(files: SourceFile[], poisoned = new Set<string>()): Normalized {
+export function normalize(files: SourceData[], poisoned = new Set<string>()): Normalized {
   const n = new Normalizer(poisoned);
   return n.run(files);
 }
@@ -74,7 +74,7 @@ class Normalizer {
   errors: Array<{ error: SvcError; at: string }> = [];
   constructor(readonly poisoned: Set<string>) {}
 
-  private mark(at: string, src: SourceFile, path: KeyPath): void {
+  private mark(at: string, src: SourceData, path: KeyPath): void {
     this.origins.set(at, { src, path });
   }
 
@@ -82,7 +82,7 @@ class Normalizer {
     this.errors.push({ error: svcError(code, message, hint ? { hint } : {}), at });
   }
 
-  run(files: SourceFile[]): Normalized {
+  run(files: SourceData[]): Normalized {
     const catalogs = files.filter((f) => isObj(f.data.catalog));
     const cgs: Cgs = {
       format_version: SVC_CATALOG_FORMAT_VERSION,
@@ -128,7 +128,7 @@ class Normalizer {
     return { cgs, origins: this.origins, errors: this.errors, poisoned: this.poisoned };
   }
 
-  private catalog(cgs: Cgs, f: SourceFile): void {
+  private catalog(cgs: Cgs, f: SourceData): void {
     const c = f.data.catalog as Obj;
     for (const k of ['entry_id', 'version', 'label', 'tags', 'description', 'backend', 'auth']) this.mark(`/${k}`, f, ['catalog', k]);
     this.mark('/backend/base_url', f, ['catalog', 'backend', 'url']);
@@ -142,7 +142,7 @@ class Normalizer {
     cgs.auth = normalizeAuth(isObj(c.auth) ? c.auth : { scheme: 'none' });
   }
 
-  private entity(name: string, raw: Obj, f: SourceFile, at: string): Entity {
+  private entity(name: string, raw: Obj, f: SourceData, at: string): Entity {
     const base: KeyPath = ['entities', name];
     this.mark(`${at}/id_field`, f, [...base, raw.id === undefined ? 'fields' : 'id']);
     const fields = this.fields(isObj(raw.fields) ? raw.fields : {}, f, [...base, 'fields'], `${at}/fields`);
@@ -167,7 +167,7 @@ class Normalizer {
     return { name, description: String(raw.description ?? ''), id_field: String(raw.id ?? 'id'), fields, relations };
   }
 
-  private fields(raw: Obj, f: SourceFile, src: KeyPath, at: string): FieldDef[] {
+  private fields(raw: Obj, f: SourceData, src: KeyPath, at: string): FieldDef[] {
     return Object.entries(raw).map(([fname, spec], i) => {
       this.mark(`${at}/${i}`, f, [...src, fname]);
       const t = this.typeSpec(spec, f, [...src, fname], `${at}/${i}`);
@@ -176,7 +176,7 @@ class Normalizer {
     });
   }
 
-  private typeSpec(spec: unknown, f: SourceFile, src: KeyPath, at: string): TypeSpec {
+  private typeSpec(spec: unknown, f: SourceData, src: KeyPath, at: string): TypeSpec {
     if (typeof spec === 'string') return { type: spec } as TypeSpec;
     const s = (isObj(spec) ? spec : {}) as Obj;
     const type = String(s.type ?? 'string');
@@ -194,7 +194,7 @@ class Normalizer {
     return out as TypeSpec;
   }
 
-  private params(raw: unknown, entity: Entity | undefined, f: SourceFile, src: KeyPath, at: string): ParamDef[] {
+  private params(raw: unknown, entity: Entity | undefined, f: SourceData, src: KeyPath, at: string): ParamDef[] {
     const entries: Array<[string, unknown]> = Array.isArray(raw) ? raw.map((n) => [String(n), null]) : Object.entries(isObj(raw) ? raw : {});
     return entries.map(([pname, spec], i) => {
       const psrc: KeyPath = Array.isArray(raw) ? [...src, i] : [...src, pname];
@@ -229,8 +229,8 @@ class Normalizer {
     });
   }
 
-  private collectMappings(files: SourceFile[]): Map<string, { raw: unknown; src: SourceFile }> {
-    const out = new Map<string, { raw: unknown; src: SourceFile }>();
+  private collectMappings(files: SourceData[]): Map<string, { raw: unknown; src: SourceData }> {
+    const out = new Map<string, { raw: unknown; src: SourceData }>();
     for (const f of files) {
       for (const [name, raw] of Object.entries(isObj(f.data.mappings) ? f.data.mappings : {})) {
         const prev = out.get(name);
@@ -246,7 +246,7 @@ class Normalizer {
     return out;
   }
 
-  private capability(name: string, raw: Obj, entity: Entity | undefined, mapping: { raw: unknown; src: SourceFile } | undefined, f: SourceFile, at: string): Capability {
+  private capability(name: string, raw: Obj, entity: Entity | undefined, mapping: { raw: unknown; src: SourceData } | undefined, f: SourceData, at: string): Capability {
     const src: KeyPath = ['capabilities', name];
     for (const k of ['kind', 'entity', 'id_param', 'returns']) this.mark(`${at}/${k}`, f, [...src, k]);
     this.mark(`${at}/params`, f, [...src, 'params']);
@@ -272,7 +272,7 @@ class Normalizer {
     return cap;
   }
 
-  private mapping(raw: unknown, cap: Capability, f: SourceFile, src: KeyPath, at: string): HttpMapping {
+  private mapping(raw: unknown, cap: Capability, f: SourceData, src: KeyPath, at: string): HttpMapping {
     this.mark(at, f, src);
     for (const k of ['method', 'path', 'query', 'headers', 'body', 'pagination', 'response', 'array_style']) this.mark(`${at}/${k}`, f, [...src, k]);
     let m: Obj;
@@ -315,6 +315,10 @@ class Normalizer {
     if (isObj(m.pagination)) {
       http.pagination = normalizePagination(m.pagination);
       for (const k of Object.keys(m.pagination)) this.mark(`${at}/pagination/${k}`, f, [...src, 'pagination', k]);
+      const own = ['style', 'page_size', 'max_page_size', 'size_param', ...(PAGINATION_KEYS[String(m.pagination.style)] ?? [])];
+      for (const k of Object.keys(m.pagination).filter((x) => !own.includes(x))) {
+        this.fail(`${at}/pagination/${k}`, 'bad_mapping', `\`${k}\` does not apply to ${String(m.pagination.style)} pagination`, `${String(m.pagination.style)} pagination takes ${own.slice(1).join(', ')}`);
+      }
     }
     if (isObj(m.response)) {
       http.response = { path: String(m.response.path ?? '') };
@@ -345,11 +349,14 @@ function defaultIdParam(kind: CapabilityKind, params: ParamDef[], entity: Entity
   return undefined;
 }
 
+/** Keys each pagination style takes besides page_size, max_page_size and size_param. */
+export const PAGINATION_KEYS: Record<string, string[]> = { page: ['page_param', 'first_page'], offset: ['offset_param'], cursor: ['cursor_param', 'next_cursor'], link: ['page_param', 'first_page'] };
+
 function normalizePagination(p: Obj): Pagination {
   const pageSize = (p.page_size as number | undefined) ?? 25;
   const common: Obj = { style: p.style, page_size: pageSize, max_page_size: (p.max_page_size as number | undefined) ?? Math.max(100, pageSize) };
   if (p.size_param !== undefined) common.size_param = p.size_param;
-  for (const k of ['page_param', 'offset_param', 'cursor_param', 'next_cursor']) if (p[k] !== undefined) common[k] = p[k];
+  for (const k of PAGINATION_KEYS[String(p.style)] ?? []) if (p[k] !== undefined) common[k] = p[k];
   if (p.style === 'page' || p.style === 'link') common.first_page = (p.first_page as number | undefined) ?? 1;
   return common as unknown as Pagination;
 }

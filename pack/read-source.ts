@@ -10,7 +10,7 @@ export async function readSourceDir(dir: string): Promise<SourceText[]> {
   try {
     const s = await stat(dir);
     if (!s.isDirectory()) throw new SvcFailure([svcError('source_read_failed', `\`${dir}\` is not a directory`, { hint: 'svc pack takes catalog source directories (each holding catalog.yaml and friends)' })]);
-    names = await readdir(dir);
+    names = (await readdir(dir, { withFileTypes: true })).filter((d) => d.isFile()).map((d) => d.name);
   } catch (e) {
     if (e instanceof SvcFailure) throw e;
     throw new SvcFailure([svcError('source_read_failed', `cannot read catalog source directory \`${dir}\``, { cause: (e as NodeJS.ErrnoException).code ?? 'error', hint: 'check the path' })]);

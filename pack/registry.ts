@@ -17,6 +17,8 @@ export interface RegistryEntry {
 interface Index {
   entities: Map<string, Entity>;
   capabilities: Map<string, Capability>;
+  /** Capabilities per entity, in catalog order. */
+  byEntity: Map<string, Capability[]>;
 }
 
 export class Registry {
@@ -27,9 +29,16 @@ export class Registry {
     const sorted = [...entries].sort((a, b) => (a.entry_id < b.entry_id ? -1 : 1));
     this.byId = new Map(sorted.map((e) => [e.entry_id, e]));
     for (const e of sorted) {
+      const byEntity = new Map<string, Capability[]>();
+      for (const c of e.cgs.capabilities) {
+        const list = byEntity.get(c.entity);
+        if (list) list.push(c);
+        else byEntity.set(c.entity, [c]);
+      }
       this.index.set(e.entry_id, {
         entities: new Map(e.cgs.entities.map((x) => [x.name, x])),
         capabilities: new Map(e.cgs.capabilities.map((x) => [x.name, x])),
+        byEntity,
       });
     }
   }
@@ -57,6 +66,6 @@ export class Registry {
 
   /** Capabilities about one entity, in catalog order. */
   capabilitiesOf(entryId: string, entity: string): Capability[] {
-    return (this.byId.get(entryId)?.cgs.capabilities ?? []).filter((c) => c.entity === entity);
+    return this.index.get(entryId)?.byEntity.get(entity) ?? [];
   }
 }

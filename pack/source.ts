@@ -14,15 +14,23 @@ export interface SourceText {
   text: string;
 }
 
-export interface SourceFile {
+/** A source file's data (all that normalizing needs). */
+export interface SourceData {
   file: string;
-  doc: Document;
-  lines: LineCounter;
   /** The document as plain JSON data. */
   data: Record<string, unknown>;
 }
 
+/** A source file parsed with positions (for diagnostics). */
+export interface SourceFile extends SourceData {
+  doc: Document;
+  lines: LineCounter;
+}
+
 export type KeyPath = Array<string | number>;
+
+/** Guard against alias bombs: more alias expansions than this are refused. */
+export const MAX_ALIAS_COUNT = 10_000;
 
 /** Parse one YAML file. Syntax errors (including duplicate keys) come back as diagnostics. */
 export function parseSource(src: SourceText): { source?: SourceFile; errors: SvcError[] } {
@@ -40,7 +48,12 @@ export function parseSource(src: SourceText): { source?: SourceFile; errors: Svc
     );
   }
   if (errors.length) return { errors };
-  const data = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+  } catch {
+    return { errors: [svcError('yaml_syntax', `the file expands YAML aliases more than ${MAX_ALIAS_COUNT} times`, { span: { file: src.file, line: 1, col: 1 }, hint: 'write the repeated parts out instead of using many *aliases' })] };
+  }
   if (data === null || data === undefined) return { source: { file: src.file, doc, lines, data: {} }, errors };
   if (typeof data !== 'object' || Array.isArray(data)) {
     return { errors: [svcError('schema_violation', 'a catalog source file must be a map of sections', { span: { file: src.file, line: 1, col: 1 }, hint: 'start the file with `catalog:`, `entities:`, `capabilities:` or `mappings:`' })] };

@@ -2,7 +2,7 @@
  * `svc demo` (what `npm start` runs): pack the bundled catalogs, load them, start the bundled
  * json-server vendor and point the catalogs at it. The server issue turns this into the full demo.
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,13 @@ import { teachabilityCheck } from '../../compiler/teachable.js';
 import { packageRoot } from '../package-root.js';
 import { describeRegistry } from './catalogs.js';
 
+/** A TCP port number from a command-line value (a usage error otherwise). */
+export function parsePort(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
+  return n;
+}
+
 /** The authored catalogs bundled with svc (directories under fixtures/catalogs). */
 export async function bundledCatalogSources(): Promise<string[]> {
   const dir = join(packageRoot(), 'fixtures', 'catalogs');
@@ -22,7 +29,7 @@ export async function bundledCatalogSources(): Promise<string[]> {
 export function demoCommand(): Command {
   return new Command('demo')
     .description('pack the bundled catalogs, start the bundled demo vendor (json-server) and show what was loaded')
-    .option('--port <n>', 'port of the demo vendor (default: a free port)', (v) => Number(v))
+    .option('--port <n>', 'port of the demo vendor (default: a free port)', parsePort)
     .option('--once', 'print the summary and exit instead of serving until Ctrl-C')
     .action(async (opts: { port?: number; once?: boolean }) => {
       const out = await mkdtemp(join(tmpdir(), 'svc-demo-'));

@@ -38,3 +38,32 @@ t.test('sortKeysDeep returns a sorted deep copy and leaves the input alone', asy
   t.equal(sortKeysDeep('s'), 's');
   t.equal(sortKeysDeep(null), null);
 });
+
+t.test('canonicalJson is byte-identical to fast-json-stable-stringify (property test)', async (t) => {
+  const { default: stable } = await import('fast-json-stable-stringify');
+  let seed = 7;
+  const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n; };
+  const str = () => ['', 'a', 'B', 'é', '\u2028', '"q"', 'x\\y', '\n', '🍺', 'Z_1'][rnd(10)]! + String(rnd(100));
+  const value = (depth: number): unknown => {
+    switch (depth > 3 ? rnd(5) : rnd(7)) {
+      case 0: return null;
+      case 1: return rnd(2) === 0;
+      case 2: return [0, -1, 1.5, 1e21, -0.000001, 123456789012, 2 ** 53 - 1][rnd(7)];
+      case 3: case 4: return str();
+      case 5: return Array.from({ length: rnd(4) }, () => value(depth + 1));
+      default: return Object.fromEntries(Array.from({ length: rnd(5) }, () => [str(), value(depth + 1)]));
+    }
+  };
+  let same = 0;
+  for (let i = 0; i < 3000; i++) {
+    const v = value(0);
+    if (canonicalJson(v) === stable(v)) same++;
+    else t.fail(`differs for ${JSON.stringify(v)}`);
+  }
+  t.equal(same, 3000);
+  const { readFileSync, readdirSync } = await import('node:fs');
+  for (const f of readdirSync('fixtures/packed').filter((x) => x.endsWith('.cgs.json'))) {
+    const cgs = JSON.parse(readFileSync(`fixtures/packed/${f}`, 'utf8')) as unknown;
+    t.equal(canonicalJson(cgs), stable(cgs), `${f} hashes the same both ways`);
+  }
+});

@@ -1,0 +1,157 @@
+/**
+ * The directory artifact store (`file:///abs/dir`): one `<id>.json` per snapshot holding its
+ * canonical JSON. A snapshot is written to `<id>.json.tmp-<pid>-<random>` in the same directory,
+ * flushed, then renamed, so the final name never holds a half-written file; a crash leaves only
+ * `*.tmp-*` files, which the GC removes. Retention is by file mtime. Another store opened on the
+ * same directory (after a restart, or in another process) serves the same snapshots.
+ */
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, unlink, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { canonicalJson, sha256Hex } from '../../common/canonical.js';
+import { isArtifactId, SNAPSHOT_FORMAT, type RunSnapshot } from './snapshot.js';
+import type { ArtifactStore, StoreOptions } from './store.js';
+
+/** setInterval cannot wait longer than this (larger values fire after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Leftover temp files are removed once this old (or older than the retention, if shorter). */
+const STALE_TMP_MS = 60 * 60 * 1000;
+const SNAPSHOT_FILE = /^pr[0-9a-f]{64}\.json$/;
+const TMP_FILE = /^pr[0-9a-f]{64}\.json\.tmp-/;
+/** Files examined at once by the GC. */
+const GC_BATCH = 64;
+
+function errCode(e: unknown): string | undefined {
+  return (e as { code?: string } | null)?.code;
+}
+
+export class FileArtifactStore implements ArtifactStore {
+  private readonly retentionMs: number;
+  private readonly now: () => number;
+  /** Temp files of puts in progress in this process: never collected. */
+  private readonly writing = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private collecting = false;
+
+  private constructor(readonly dir: string, opts: StoreOptions) {
+    this.retentionMs = opts.retentionSecs * 1000;
+    this.now = opts.now ?? Date.now;
+    this.timer = setInterval(() => this.tick(), Math.min(MAX_TIMER_MS, opts.gcIntervalSecs * 1000));
+    this.timer.unref();
+  }
+
+  /** Open (and create, mode 0700, when missing) the store directory `dir` (absolute). */
+  static async open(dir: string, opts: StoreOptions): Promise<FileArtifactStore> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return new FileArtifactStore(dir, opts);
+  }
+
+  private file(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  async put(s: RunSnapshot): Promise<string> {
+    const json = canonicalJson(s);
+    const id = 'pr' + sha256Hex(json);
+    if (await this.read(id)) return id; // content-addressed: already there and intact
+    const name = `${id}.json.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+    const tmp = join(this.dir, name);
+    this.writing.add(name);
+    try {
+      const fh = await open(tmp, 'wx', 0o600);
+      try {
+        await fh.writeFile(json, 'utf8');
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      const t = this.now() / 1000;
+      await utimes(tmp, t, t);
+      await rename(tmp, this.file(id));
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    } finally {
+      this.writing.delete(name);
+    }
+    return id;
+  }
+
+  async get(id: string): Promise<RunSnapshot | undefined> {
+    if (!isArtifactId(id)) return undefined;
+    return this.read(id);
+  }
+
+  /** The verified snapshot stored under `id`; undefined when absent or corrupt (never logged). */
+  private async read(id: string): Promise<RunSnapshot | undefined> {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(this.file(id));
+    } catch (e) {
+      if (errCode(e) === 'ENOENT' || errCode(e) === 'EISDIR') return undefined;
+      throw e;
+    }
+    if ('pr' + sha256Hex(bytes) !== id) return undefined;
+    try {
+      const v = JSON.parse(bytes.toString('utf8')) as unknown;
+      if (v === null || typeof v !== 'object' || Array.isArray(v) || (v as { format?: unknown }).format !== SNAPSHOT_FORMAT) return undefined;
+      return v as RunSnapshot;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    if (!isArtifactId(id)) return false;
+    try {
+      await unlink(this.file(id));
+      return true;
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return false;
+      throw e;
+    }
+  }
+
+  async gc(now: number = this.now()): Promise<number> {
+    const names = await readdir(this.dir);
+    const tmpAge = Math.min(this.retentionMs, STALE_TMP_MS);
+    let removed = 0;
+    for (let i = 0; i < names.length; i += GC_BATCH) {
+      const done = await Promise.all(names.slice(i, i + GC_BATCH).map(async (name) => {
+        const snapshot = SNAPSHOT_FILE.test(name);
+        if (!snapshot && (!TMP_FILE.test(name) || this.writing.has(name))) return false;
+        return (await this.removeIfOlder(name, now - (snapshot ? this.retentionMs : tmpAge))) && snapshot;
+      }));
+      removed += done.filter(Boolean).length;
+    }
+    return removed;
+  }
+
+  /** Remove `name` when its mtime is at or before `cutoff`; true when removed by this call. */
+  private async removeIfOlder(name: string, cutoff: number): Promise<boolean> {
+    const path = join(this.dir, name);
+    try {
+      const st = await lstat(path);
+      if (!st.isFile() && !st.isSymbolicLink()) return false;
+      if (st.mtimeMs > cutoff) return false;
+      await unlink(path);
+      return true;
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return false; // removed concurrently
+      throw e;
+    }
+  }
+
+  private tick(): void {
+    if (this.collecting) return;
+    this.collecting = true;
+    this.gc()
+      .catch(() => { /* the next tick tries again; a GC failure never takes the process down */ })
+      .finally(() => { this.collecting = false; });
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The run snapshot: what a stored run artifact holds, and its content-addressed id
+ * (`pr` + sha256 hex of the canonical JSON). Built from a `RunResult` (pure). Page states are
+ * left out on purpose: they carry vendor cursors (and, for Link pagination, vendor URLs), which
+ * stay behind `pgN` handles and never reach an artifact.
+ */
+import { canonicalJson, sha256Hex } from '../../common/canonical.js';
+import type { Plan } from '../../compiler/plan.js';
+import type { Row } from '../decode.js';
+import type { RunResult } from '../execute.js';
+import type { RunStatus, StepPhase } from '../progress.js';
+
+/** The snapshot format this build writes; part of the hashed content. */
+export const SNAPSHOT_FORMAT = 1 as const;
+
+/** `pr` followed by 64 lower-case hex digits. */
+export const ARTIFACT_ID_PATTERN = /^pr[0-9a-f]{64}$/;
+
+/** A step or run error as stored: no span, path or cause. */
+export interface SnapshotError {
+  /** Stable snake_case code (`vendor_error`, `step_skipped`, ...). */
+  code: string;
+  /** One line saying what went wrong (never a secret). */
+  message: string;
+  /** How to fix it, when the runtime gave one. */
+  hint?: string;
+}
+
+/** One plan step as it ran. */
+export interface SnapshotStep {
+  /** Step id of the plan (`n1`, `n2`, ...). */
+  id: string;
+  /** Final phase: `done`, `failed`, `skipped` or `cancelled`. */
+  status: StepPhase;
+  /** entry_id of the catalog the step called. */
+  api: string;
+  /** Entity name within that catalog (not qualified; `api` qualifies it). */
+  entity: string;
+  /** Capability name the step invoked. */
+  capability: string;
+  /** Rows of the step: projected as the program asked for returned steps, every declared field otherwise. */
+  rows: Row[];
+  /** Total row count the vendor reported, when it reported one. */
+  total?: number;
+  /** Why the step did not complete. */
+  error?: SnapshotError;
+  /** Vendor HTTP calls made (retries included). */
+  calls: number;
+  /** Vendor pages decoded. */
+  pages: number;
+  /** Wall time of the step in ms. */
+  ms: number;
+}
+
+/** The stored form of one run. Every field is part of the content hash. */
+export interface RunSnapshot {
+  /** Snapshot format version (`1`). */
+  format: typeof SNAPSHOT_FORMAT;
+  /** Commit id of the plan that ran (sha256 hex, see `planCommitId`). */
+  plan_commit_id: string;
+  /** Program text the plan was compiled from, when the caller had one. */
+  program?: string;
+  /** Outcome of the run. */
+  status: RunStatus;
+  /** Every step that has a result, in plan order. */
+  steps: SnapshotStep[];
+  /** Step ids whose rows the program returns, in program order. */
+  returns: string[];
+  /**
+   * Errors not attached to a stored step: those of a run refused before any step ran
+   * (`write_not_accepted`, `catalog_mismatch`, `missing_secret`). Absent when there are none.
+   */
+  errors?: SnapshotError[];
+  /** When the run started (ISO 8601, UTC). */
+  started_at: string;
+  /** Wall time of the whole run in ms. */
+  elapsed_ms: number;
+  /** The execute session that ran it, when there was one. */
+  session?: { prompt_hash: string; session: string };
+}
+
+export interface SnapshotExtra {
+  program?: string;
+  startedAt: Date;
+  session?: { prompt_hash: string; session: string };
+}
+
+function storedError(e: { code: string; message: string; hint?: string }): SnapshotError {
+  return e.hint !== undefined ? { code: e.code, message: e.message, hint: e.hint } : { code: e.code, message: e.message };
+}
+
+/**
+ * The snapshot of `run`, a run of `plan` whose commit id is `commitId`. Rows are shared with
+ * `run`, not copied: stores serialize the snapshot when it is put.
+ * @example const id = await store.put(snapshotOf(plan, planCommitId(plan), run, { startedAt }));
+ */
+export function snapshotOf(plan: Plan, commitId: string, run: RunResult, extra: SnapshotExtra): RunSnapshot {
+  const returned = new Map(run.returns.map((r) => [r.step, r]));
+  const steps: SnapshotStep[] = [];
+  for (const s of plan.steps) {
+    const r = run.steps[s.id];
+    if (!r) continue;
+    const step: SnapshotStep = {
+      id: s.id,
+      status: r.status,
+      api: s.api,
+      entity: s.entity,
+      capability: s.capability,
+      rows: returned.get(s.id)?.rows ?? r.rows,
+      calls: r.calls,
+      pages: r.pages,
+      ms: r.ms,
+    };
+    if (r.total !== undefined) step.total = r.total;
+    if (r.error) step.error = storedError(r.error);
+    steps.push(step);
+  }
+  const snap: RunSnapshot = {
+    format: SNAPSHOT_FORMAT,
+    plan_commit_id: commitId,
+    status: run.status,
+    steps,
+    returns: run.returns.map((r) => r.step),
+    started_at: extra.startedAt.toISOString(),
+    elapsed_ms: run.elapsed_ms,
+  };
+  const stored = new Set(steps.map((s) => `/steps/${s.id}`));
+  const unattached = run.errors.filter((e) => e.path === undefined || !stored.has(e.path));
+  if (unattached.length) snap.errors = unattached.map(storedError);
+  if (extra.program !== undefined) snap.program = extra.program;
+  if (extra.session) snap.session = { prompt_hash: extra.session.prompt_hash, session: extra.session.session };
+  return snap;
+}
+
+/** The content-addressed id of a snapshot: `pr` + sha256 hex of its canonical JSON. */
+export function artifactId(snapshot: RunSnapshot): string {
+  return 'pr' + sha256Hex(canonicalJson(snapshot));
+}
+
+/** True when `id` has the form of an artifact id (checked before any store lookup). */
+export function isArtifactId(id: unknown): id is string {
+  return typeof id === 'string' && ARTIFACT_ID_PATTERN.test(id);
+}

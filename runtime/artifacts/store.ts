@@ -1,0 +1,110 @@
+/**
+ * Run artifact stores: a small interface, one implementation per file (memory, file), and the
+ * settings that choose one (`SVC_RUN_ARTIFACTS_URL`, retention, GC interval).
+ */
+import { fileURLToPath } from 'node:url';
+import { isAbsolute, parse } from 'node:path';
+import { SvcFailure, svcError, type SvcError } from '../../common/errors.js';
+import type { RunSnapshot } from './snapshot.js';
+import { MemoryArtifactStore } from './memory-store.js';
+import { FileArtifactStore } from './file-store.js';
+
+/**
+ * Where run snapshots live. Ids are content-addressed (`pr` + 64 hex), so `put` of the same
+ * snapshot twice yields the same id and stores it once. Lookups of a string that is not an
+ * artifact id answer `undefined`/`false` without touching the backend.
+ */
+export interface ArtifactStore {
+  /** Store `s` and return its id. */
+  put(s: RunSnapshot): Promise<string>;
+  /** The snapshot with this id; undefined when unknown, malformed, removed or corrupt. */
+  get(id: string): Promise<RunSnapshot | undefined>;
+  /** Remove one snapshot; true when it was there. */
+  delete(id: string): Promise<boolean>;
+  /** Remove snapshots older than the retention (as of `now`, ms since the epoch); returns how many. */
+  gc(now?: number): Promise<number>;
+  /** Stop the GC timer. The stored data stays. */
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** A snapshot is removed by the first GC after it is this many seconds old. */
+  retentionSecs: number;
+  /** Seconds between two GC runs of the store's own timer. */
+  gcIntervalSecs: number;
+  /** Clock in ms since the epoch (tests); default `Date.now`. */
+  now?: () => number;
+}
+
+export interface ArtifactSettings extends StoreOptions {
+  /** `SVC_RUN_ARTIFACTS_URL`; undefined = process-local memory store. */
+  url: string | undefined;
+}
+
+export const DEFAULT_RETENTION_SECS = 7 * 24 * 60 * 60;
+export const DEFAULT_GC_INTERVAL_SECS = 300;
+
+const SUPPORTED = 'memory: (the default when unset) or file:///absolute/dir';
+// Messages never echo the URL: object-store URLs can carry credentials.
+
+/**
+ * The store named by `url`: unset or `memory:` → memory store; `file:///abs/dir` → file store
+ * (the directory is created). Other schemes (`s3://`, ...) fail with `unsupported_store`.
+ * @example const store = await storeFromUrl(settings.url, settings);
+ */
+export async function storeFromUrl(url: string | undefined, opts: StoreOptions): Promise<ArtifactStore> {
+  const u = url?.trim();
+  if (!u) return new MemoryArtifactStore(opts);
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(u)?.[1]?.toLowerCase();
+  if (scheme === 'memory') {
+    if (!/^memory:(\/\/)?$/i.test(u)) throw failure('bad_arguments', 'SVC_RUN_ARTIFACTS_URL: a memory store takes no path or host', 'write memory: (or leave the variable unset)');
+    return new MemoryArtifactStore(opts);
+  }
+  if (scheme === 'file') return FileArtifactStore.open(fileDir(u), opts);
+  throw failure(
+    'unsupported_store',
+    scheme ? `SVC_RUN_ARTIFACTS_URL uses the scheme \`${scheme}:\`, which this build does not support` : 'SVC_RUN_ARTIFACTS_URL is not a URL with a scheme',
+    `use ${SUPPORTED}`,
+  );
+}
+
+function fileDir(u: string): string {
+  let dir: string | undefined;
+  try {
+    if (u.toLowerCase().startsWith('file://')) dir = fileURLToPath(u);
+  } catch { /* reported below */ }
+  if (!dir || !isAbsolute(dir) || parse(dir).root === dir) {
+    throw failure('bad_arguments', 'SVC_RUN_ARTIFACTS_URL: the file URL does not name an absolute local directory', 'write file:///absolute/dir (three slashes; no host, no relative path, not the filesystem root)');
+  }
+  return dir;
+}
+
+/**
+ * The artifact settings of an environment: `SVC_RUN_ARTIFACTS_URL`,
+ * `SVC_RUN_ARTIFACTS_RETENTION_SECS` (default 604800 = 7 days) and
+ * `SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS` (default 300). Throws `bad_arguments` for a value that is
+ * not a positive whole number of seconds. Empty values count as unset.
+ */
+export function artifactSettingsFromEnv(env: Record<string, string | undefined>): ArtifactSettings {
+  const errors: SvcError[] = [];
+  const retentionSecs = positiveSecs(env, 'SVC_RUN_ARTIFACTS_RETENTION_SECS', DEFAULT_RETENTION_SECS, errors);
+  const gcIntervalSecs = positiveSecs(env, 'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS', DEFAULT_GC_INTERVAL_SECS, errors);
+  if (errors.length) throw new SvcFailure(errors);
+  const url = env.SVC_RUN_ARTIFACTS_URL?.trim();
+  return { url: url ? url : undefined, retentionSecs, gcIntervalSecs };
+}
+
+function positiveSecs(env: Record<string, string | undefined>, name: string, fallback: number, errors: SvcError[]): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    errors.push(svcError('bad_arguments', `${name}=${JSON.stringify(raw.slice(0, 40))} is not a positive whole number of seconds`, { hint: `set ${name} to an integer ≥ 1 (default ${fallback}), or unset it` }));
+    return fallback;
+  }
+  return n;
+}
+
+function failure(code: 'bad_arguments' | 'unsupported_store', message: string, hint: string): SvcFailure {
+  return new SvcFailure([svcError(code, message, { hint })]);
+}

@@ -1,0 +1,153 @@
+/**
+ * One vendor call with everything around it: auth, per-request timeout, bounded retries for
+ * idempotent reads, one token refresh on 401, and vendor failures turned into structured errors.
+ * Never throws for a vendor failure; the error it returns carries no secret and no query string.
+ */
+import { svcError, type ErrorCode, type SvcError } from '../common/errors.js';
+import type { Capability } from '../pack/cgs.js';
+import type { RegistryEntry } from '../pack/registry.js';
+import { AuthResolver, secretNames, TokenError } from './auth.js';
+import { BodyTooLarge, type HttpClient, type HttpRequest, type HttpResponse } from './http-client.js';
+import { backoffMs, isResetError, retryAfterMs, RETRY_STATUSES, sleep, type RetryPolicy } from './retry.js';
+
+export interface CallContext {
+  http: HttpClient;
+  auth: AuthResolver;
+  requestTimeoutMs: number;
+  maxBodyBytes: number;
+  retry: RetryPolicy;
+  now: () => number;
+  random: () => number;
+}
+
+/** Why a run's signal was aborted: the caller cancelled, or the overall deadline passed. */
+export class RunAbort extends Error {
+  constructor(readonly code: 'cancelled' | 'deadline_exceeded') {
+    super(code);
+  }
+}
+
+/** `sent` counts the HTTP requests made (retries and a token-refresh resend included). */
+export type CallResult = { ok: true; res: HttpResponse; sent: number } | { ok: false; error: SvcError; sent: number };
+
+/** Send `req` (built from `cap`) to the vendor of `entry`. `idempotent` enables retries. */
+export async function callVendor(ctx: CallContext, entry: RegistryEntry, cap: Capability, req: HttpRequest, idempotent: boolean, signal: AbortSignal): Promise<CallResult> {
+  const what = `${cap.http.method} ${cap.http.path}`;
+  let attempts = 0;
+  let sent = 0;
+  let refreshed = false;
+  let waited = 0;
+  for (;;) {
+    attempts++;
+    sent++;
+    const timeout = AbortSignal.timeout(ctx.requestTimeoutMs);
+    const both = AbortSignal.any([signal, timeout]);
+    let res: HttpResponse | undefined;
+    let failure: CallResult | undefined;
+    let usedToken: string | undefined;
+    try {
+      const outgoing: HttpRequest = { ...req, headers: { ...req.headers } };
+      await ctx.auth.apply(entry.entry_id, entry.cgs.auth, outgoing, both);
+      usedToken = outgoing.headers.authorization?.replace(/^Bearer /, '');
+      res = await ctx.http.request(outgoing, { signal: both, maxBodyBytes: ctx.maxBodyBytes });
+    } catch (e) {
+      if (signal.aborted) return { ok: false, sent, error: abortError(signal, what) };
+      if (timeout.aborted) failure = fail('vendor_timeout', `${what} got no answer within ${ctx.requestTimeoutMs} ms`, 'the vendor is slow; narrow the request (filters, limit) or try again later');
+      else if (e instanceof BodyTooLarge) return fail('vendor_body_too_large', `${what} answered with more than ${e.limit} bytes`, 'narrow the request with filters or a smaller limit');
+      else if (e instanceof TokenError) return fail('vendor_auth_failed', `the OAuth2 token endpoint of \`${entry.entry_id}\` answered ${e.status}`, `check the client credentials in ${secretNames(entry.cgs.auth).join(', ')}`);
+      else failure = fail('vendor_unreachable', `${what} failed: ${connectionProblem(e)}`, `check that the backend ${entry.base_url} is up (override it with --backend ${entry.entry_id}=<url>)`);
+      if (!idempotent || !(isResetError(e) || timeout.aborted)) return failure;
+    }
+    if (res) {
+      if (res.status === 401 && entry.cgs.auth.scheme === 'oauth2_client_credentials' && !refreshed) {
+        refreshed = true;
+        ctx.auth.invalidate(entry.entry_id, usedToken);
+        attempts--;
+        continue;
+      }
+      if (res.status < 300) return { ok: true, res, sent };
+      failure = { ok: false, sent, error: vendorError(entry, cap, res, ctx.auth.secretValues(entry.entry_id, entry.cgs.auth)) };
+      if (!idempotent || !RETRY_STATUSES.has(res.status)) return failure;
+    }
+    if (attempts > ctx.retry.retries) return failure!;
+    const wait = backoffMs(ctx.retry, attempts - 1, retryAfterMs(res?.headers['retry-after'], ctx.now()), ctx.random);
+    if (waited + wait > ctx.retry.budgetMs) return failure!;
+    waited += wait;
+    try {
+      await sleep(wait, signal);
+    } catch {
+      return { ok: false, sent, error: abortError(signal, what) };
+    }
+  }
+
+  function fail(code: ErrorCode, message: string, hint: string): CallResult {
+    return { ok: false, sent, error: svcError(code, message, { hint }) };
+  }
+}
+
+function abortError(signal: AbortSignal, what: string): SvcError {
+  const code = signal.reason instanceof RunAbort ? signal.reason.code : 'cancelled';
+  return code === 'deadline_exceeded'
+    ? svcError('deadline_exceeded', `the run passed its deadline during ${what}`, { hint: 'narrow the program, or run it in the background (wait=false)' })
+    : svcError('cancelled', `cancelled during ${what}`, { hint: 'nothing more was sent after the cancel' });
+}
+
+function connectionProblem(e: unknown): string {
+  const code = (e as { code?: string } | null)?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return 'connection reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  return code ? code.toLowerCase().replace(/^und_err_/, '') : 'network error';
+}
+
+/** A short, secret-free excerpt of the vendor's error message. */
+export function vendorMessage(res: HttpResponse): string {
+  const text = res.body.toString('utf8', 0, Math.min(res.body.length, 4096));
+  let msg: unknown;
+  try {
+    const j = JSON.parse(text) as Record<string, unknown>;
+    const err = j.error as Record<string, unknown> | string | undefined;
+    const errs = Array.isArray(j.errors) ? (j.errors[0] as Record<string, unknown> | undefined) : undefined;
+    msg = j.message ?? (typeof err === 'string' ? err : err?.message) ?? j.detail ?? j.title ?? errs?.message;
+  } catch {
+    msg = text;
+  }
+  const s = typeof msg === 'string' ? msg : '';
+  const clean = s.replace(/[\u0000-\u001f]+/g, ' ').trim();
+  return clean.length > 200 ? clean.slice(0, 197) + '...' : clean;
+}
+
+/** Replace every secret (and its URL-encoded form) by `***`. */
+export function redact(text: string, secrets: string[]): string {
+  let out = text;
+  for (const s of secrets) {
+    if (s.length < 4) continue;
+    for (const form of new Set([s, encodeURIComponent(s)])) out = out.split(form).join('***');
+  }
+  return out;
+}
+
+function vendorError(entry: RegistryEntry, cap: Capability, res: HttpResponse, secrets: string[]): SvcError {
+  const excerpt = redact(vendorMessage(res), secrets);
+  const message = `${entry.entry_id} answered ${res.status} to ${cap.name} (${cap.http.method} ${cap.http.path})${excerpt ? `: ${excerpt}` : ''}`;
+  return svcError('vendor_error', message, { hint: vendorHint(entry, cap, res.status, excerpt), cause: String(res.status) });
+}
+
+function vendorHint(entry: RegistryEntry, cap: Capability, status: number, excerpt: string): string {
+  if (status === 400 || status === 422) {
+    const named = cap.params.find((p) => new RegExp(`\\b${p.name}\\b`).test(excerpt));
+    if (named?.type === 'enum') return `the vendor rejected \`${named.name}\`: allowed values ${named.values.join(', ')}`;
+    if (named) return `the vendor rejected \`${named.name}\`; check its value against the teaching table`;
+    return 'the vendor rejected the arguments; check them against the teaching table';
+  }
+  if (status === 401 || status === 403) {
+    const names = secretNames(entry.cgs.auth);
+    return names.length ? `the vendor refused the credentials from ${names.join(', ')}` : 'the vendor wants credentials the catalog does not declare';
+  }
+  if (status >= 300 && status < 400) return `the vendor redirected (not followed); point the backend of ${entry.entry_id} at the final address`;
+  if (status === 404) return cap.id_param ? `no such row: check the \`${cap.id_param}\` value` : 'the vendor has no such resource';
+  if (status === 409) return 'the vendor reports a conflict with its current state; read the row again';
+  if (status === 429) return 'the vendor is rate limiting; try again later';
+  if (status >= 500) return 'the vendor failed; try again later';
+  return 'see the vendor message';
+}

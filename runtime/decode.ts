@@ -1,0 +1,147 @@
+/**
+ * Decoding vendor responses (pure): JSON with a JSON content type, rows or the row found where
+ * the mapping says, totals, next-page markers, and values coerced to the declared field types.
+ */
+import type { Capability, Entity, FieldDef, JsonValue, TypeSpec } from '../pack/cgs.js';
+
+export type Row = Record<string, JsonValue>;
+
+export type Decoded =
+  | { ok: true; rows: Row[]; total?: number; nextCursor?: string; nextLink?: string; body: unknown }
+  | { ok: false; problem: string };
+
+/** Follow a dot path (`data.items`); `""` is the value itself. */
+export function atPath(value: unknown, path: string): unknown {
+  if (!path) return value;
+  let cur: unknown = value;
+  for (const seg of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[seg];
+  }
+  return cur;
+}
+
+/** The URL of `rel="next"` in a Link header, if any. */
+export function nextLinkOf(link: string | undefined): string | undefined {
+  if (!link) return undefined;
+  for (const part of link.split(/,(?=\s*<)/)) {
+    const m = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
+    if (!m) continue;
+    const rel = /(?:^|;)\s*rel\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(m[2]!);
+    const values = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
+    if (values.includes('next')) return m[1];
+  }
+  return undefined;
+}
+
+function isJsonType(ct: string | undefined): boolean {
+  if (!ct) return false;
+  const t = ct.split(';')[0]!.trim().toLowerCase();
+  return t === 'application/json' || t.endsWith('+json');
+}
+
+/** Decode a successful response of `cap`. */
+export function decodeResponse(cap: Capability, headers: Record<string, string>, body: Buffer): Decoded {
+  if (cap.returns === 'none' && body.length === 0) return { ok: true, rows: [], body: null };
+  if (body.length === 0) return cap.returns === 'none' ? { ok: true, rows: [], body: null } : { ok: false, problem: 'the vendor answered with an empty body' };
+  if (!isJsonType(headers['content-type'])) {
+    if (cap.returns === 'none') return { ok: true, rows: [], body: null };
+    return { ok: false, problem: `the vendor answered with content type \`${headers['content-type'] ?? 'none'}\`, not JSON` };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    return { ok: false, problem: `the vendor answered with malformed JSON (${(e as Error).message.split('\n')[0]})` };
+  }
+  if (cap.returns === 'none') return { ok: true, rows: [], body: parsed };
+  const at = atPath(parsed, cap.http.response.path);
+  let rows: unknown[];
+  if (cap.returns === 'rows') {
+    if (!Array.isArray(at)) return { ok: false, problem: `expected a list of rows at \`${cap.http.response.path || '(body)'}\`, found ${describe(at)}` };
+    rows = at;
+  } else {
+    if (at === null || typeof at !== 'object' || Array.isArray(at)) return { ok: false, problem: `expected one row (an object) at \`${cap.http.response.path || '(body)'}\`, found ${describe(at)}` };
+    rows = [at];
+  }
+  const out: Decoded = { ok: true, rows: rows.filter((r): r is Row => r !== null && typeof r === 'object' && !Array.isArray(r)), body: parsed };
+  const total = cap.http.response.total;
+  if (total) {
+    const raw = 'header' in total ? headers[total.header.toLowerCase()] : atPath(parsed, total.path);
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : undefined;
+    if (n !== undefined) out.total = n;
+  }
+  const pg = cap.http.pagination;
+  if (pg?.style === 'cursor') {
+    const c = atPath(parsed, pg.next_cursor);
+    if ((typeof c === 'string' && c !== '') || typeof c === 'number') out.nextCursor = String(c);
+  } else if (pg?.style === 'link') {
+    const l = nextLinkOf(headers.link);
+    if (l) out.nextLink = l;
+  }
+  return out;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/** Coerce one value to a declared type when the vendor sent a compatible other form ("12" -> 12). */
+export function coerce(t: TypeSpec, v: JsonValue): JsonValue {
+  if (v === null) return null;
+  switch (t.type) {
+    case 'integer':
+      if (typeof v === 'string' && /^-?\d+$/.test(v.trim())) return Number(v);
+      return v;
+    case 'number':
+      if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+      return v;
+    case 'boolean':
+      if (v === 'true' || v === 1 || v === '1') return true;
+      if (v === 'false' || v === 0 || v === '0') return false;
+      return v;
+    case 'string': case 'date': case 'datetime':
+      return typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
+    case 'enum':
+      if (typeof v === 'string' && t.values.every((x) => typeof x === 'number') && Number.isFinite(Number(v))) return Number(v);
+      if (typeof v === 'number' && t.values.every((x) => typeof x === 'string')) return String(v);
+      return v;
+    case 'array':
+      return Array.isArray(v) ? v.map((x) => coerce(t.items, x)) : v;
+    case 'object': {
+      if (typeof v !== 'object' || Array.isArray(v)) return v;
+      return shapeRow(t.fields, v as Row);
+    }
+    case 'ref':
+      return v;
+  }
+}
+
+/** Keep the declared fields of a vendor row (unknown vendor fields stay out), coerced. */
+export function shapeRow(fields: FieldDef[], raw: Row): Row {
+  if (fields.length === 0) return { ...raw };
+  const out: Row = {};
+  for (const f of fields) {
+    const v = raw[f.name];
+    if (v !== undefined) out[f.name] = coerce(f, v);
+  }
+  return out;
+}
+
+/** Decoded rows of an entity: declared fields only, coerced. */
+export function shapeRows(entity: Entity, rows: Row[]): Row[] {
+  return rows.map((r) => shapeRow(entity.fields, r));
+}
+
+/** Apply a projection (field order as projected). */
+export function project(rows: Row[], projection: string[] | undefined): Row[] {
+  if (!projection) return rows;
+  return rows.map((r) => {
+    const out: Row = {};
+    for (const f of projection) if (r[f] !== undefined) out[f] = r[f];
+    return out;
+  });
+}

@@ -1,0 +1,118 @@
+/**
+ * Fetching the rows of one capability call: one page by default, or pages up to a limit, with a
+ * continuation (`PageState`) when more pages exist. The vendor cursor stays inside the state.
+ */
+import { svcError, type SvcError } from '../common/errors.js';
+import type { Capability, Entity } from '../pack/cgs.js';
+import type { RegistryEntry } from '../pack/registry.js';
+import { callVendor, type CallContext } from './call.js';
+import { decodeResponse, shapeRows, type Row } from './decode.js';
+import { nextPage, pageQuery, pageSize, type PageCursor } from './paginate.js';
+import { buildRequest, type Values } from './request.js';
+
+/** Everything needed to fetch the next page later; the server keeps it behind a `pgN` handle. */
+export interface PageState {
+  api: string;
+  cgs_hash: string;
+  capability: string;
+  values: Values;
+  projection?: string[];
+  cursor: PageCursor;
+  size: number;
+  /** Rows fetched so far across pages. */
+  fetched: number;
+  total?: number;
+  /** Rows the vendor already sent beyond a program's `limit`: served first on continuation. */
+  buffer?: Row[];
+  /** Set when the vendor has no page after the buffer. */
+  last?: boolean;
+}
+
+export interface Fetched {
+  rows: Row[];
+  /** Rows fetched beyond the limit (kept for the continuation, so none is lost). */
+  leftover?: Row[];
+  total?: number;
+  /** Where the next page starts, when there is one. */
+  next?: PageCursor;
+  size?: number;
+  calls: number;
+  pages: number;
+  error?: SvcError;
+}
+
+export interface FetchOptions {
+  /** Rows wanted; absent = one vendor page. */
+  limit?: number;
+  /** Start here instead of the first page. */
+  from?: PageCursor;
+  /** Rows already fetched before `from` (for totals). */
+  fetchedBefore?: number;
+  /** Fixed page size (continuations keep the size of the first request). */
+  size?: number;
+  signal: AbortSignal;
+  onPage?: (rows: number, pages: number, calls: number) => void;
+}
+
+const INVALID_LINK = 'invalid:';
+
+/** A next-page URL never keeps an API key the vendor echoed into it (it is added again on send). */
+function withoutQueryKey(url: string, entry: RegistryEntry): string {
+  const auth = entry.cgs.auth;
+  if (url === INVALID_LINK || auth.scheme !== 'api_key' || auth.in !== 'query') return url;
+  const u = new URL(url);
+  u.searchParams.delete(auth.name);
+  return u.toString();
+}
+
+function resolveLink(link: string, base: string): string {
+  try {
+    return new URL(link, base).toString();
+  } catch {
+    return INVALID_LINK;
+  }
+}
+
+/** Call `cap` with `values` and decode its rows (or row). Never throws for a vendor failure. */
+export async function fetchRows(ctx: CallContext, entry: RegistryEntry, entity: Entity, cap: Capability, values: Values, opts: FetchOptions): Promise<Fetched> {
+  const pg = cap.http.pagination;
+  const idempotent = cap.http.method === 'GET';
+  const out: Fetched = { rows: [], calls: 0, pages: 0 };
+  let at: PageCursor = opts.from ?? {};
+  let seen = opts.fetchedBefore ?? 0;
+  const size = pg ? (opts.size ?? pageSize(pg, opts.limit)) : 0;
+  for (;;) {
+    const req = buildRequest(entry.base_url, cap, values, pg && !at.url ? { query: pageQuery(pg, size, at) } : {});
+    if (at.url) {
+      if (at.url === INVALID_LINK || new URL(at.url).origin !== new URL(entry.base_url).origin) {
+        out.error = svcError('vendor_bad_response', `${entry.entry_id} pointed its next page at another origin or an invalid URL`, { hint: 'the catalog backend must serve its own pages; nothing was sent there' });
+        return out;
+      }
+      req.url = at.url;
+    }
+    const sentUrl = req.url;
+    const r = await callVendor(ctx, entry, cap, req, idempotent, opts.signal);
+    out.calls += r.sent;
+    if (!r.ok) { out.error = r.error; return out; }
+    const d = decodeResponse(cap, r.res.headers, r.res.body);
+    if (!d.ok) {
+      out.error = svcError('vendor_bad_response', `${entry.entry_id} ${cap.name}: ${d.problem}`, { hint: 'the vendor does not answer as the catalog says; check the mapping (response.path) or the backend URL' });
+      return out;
+    }
+    out.pages++;
+    const rows = shapeRows(entity, d.rows);
+    out.rows.push(...rows);
+    seen += rows.length;
+    if (d.total !== undefined) out.total = d.total;
+    opts.onPage?.(out.rows.length, out.pages, out.calls);
+    // A relative Link is resolved against the URL that answered it.
+    const marker = d.nextLink !== undefined ? { ...d, nextLink: withoutQueryKey(resolveLink(d.nextLink, sentUrl), entry) } : d;
+    const next = pg && cap.returns === 'rows' ? nextPage(pg, size, at, rows.length, seen, out.total, marker) : undefined;
+    if (!next || opts.limit === undefined || out.rows.length >= opts.limit) {
+      if (opts.limit !== undefined && out.rows.length > opts.limit) out.leftover = out.rows.splice(opts.limit);
+      if (next) { out.next = next; out.size = size; }
+      return out;
+    }
+    at = next;
+  }
+}

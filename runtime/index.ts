@@ -1,0 +1,17 @@
+export { executePlan, continuePage, defaultHttpClient, RUNTIME_DEFAULTS } from './execute.js';
+export type { ExecuteOptions, RunResult, StepResult, ReturnedRows } from './execute.js';
+export type { PageState } from './fetch-rows.js';
+export { PooledHttpClient, BodyTooLarge } from './http-client.js';
+export type { HttpClient, HttpRequest, HttpResponse } from './http-client.js';
+export { AuthResolver, checkSecrets, secretNames } from './auth.js';
+export { buildRequest, renderTemplate, renderBody, renderQuery } from './request.js';
+export type { Values } from './request.js';
+export { decodeResponse, coerce, shapeRow, shapeRows, project, atPath, nextLinkOf } from './decode.js';
+export type { Row } from './decode.js';
+export { pageQuery, pageSize, nextPage } from './paginate.js';
+export type { PageCursor } from './paginate.js';
+export { DEFAULT_RETRY, RETRY_STATUSES, backoffMs, retryAfterMs, isResetError } from './retry.js';
+export type { RetryPolicy } from './retry.js';
+export { coalesceProgress, PROGRESS_INTERVAL_MS } from './progress.js';
+export type { ProgressEvent, RunStatus, StepPhase, Timers } from './progress.js';
+export { RunAbort, vendorMessage } from './call.js';

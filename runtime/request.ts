@@ -1,0 +1,91 @@
+/**
+ * Building vendor requests from CGS mappings (pure). Path parameters are URL-encoded, absent
+ * optional parameters are omitted, arrays follow the mapping's `array_style`, bodies are JSON.
+ */
+import type { Capability, JsonValue } from '../pack/cgs.js';
+import { parseTemplate } from '../pack/template.js';
+import type { HttpRequest } from './http-client.js';
+
+/** Resolved argument values by parameter name; absent = not given. */
+export type Values = Record<string, JsonValue>;
+
+/** Extra query parameters (pagination) and headers (auth) layered over the mapping. */
+export interface RequestExtras {
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+}
+
+function scalar(v: JsonValue): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** Render a template; `undefined` when it refers to a parameter without a value. */
+export function renderTemplate(t: string, values: Values, encode: (s: string) => string = (s) => s): string | undefined {
+  const parsed = parseTemplate(t);
+  let out = '';
+  for (const part of parsed.parts) {
+    if ('text' in part) { out += part.text; continue; }
+    const v = values[part.param];
+    if (v === undefined || v === null) return undefined;
+    out += encode(Array.isArray(v) ? v.map(scalar).join(',') : scalar(v));
+  }
+  return out;
+}
+
+/** Fill a JSON body template: whole-string templates keep the value's type; absent keys are dropped. */
+export function renderBody(t: JsonValue, values: Values): JsonValue | undefined {
+  if (typeof t === 'string') {
+    const parsed = parseTemplate(t);
+    if (parsed.whole !== undefined) return values[parsed.whole];
+    return renderTemplate(t, values);
+  }
+  if (Array.isArray(t)) return t.map((x) => renderBody(x, values)).filter((x): x is JsonValue => x !== undefined);
+  if (t !== null && typeof t === 'object') {
+    const out: Record<string, JsonValue> = {};
+    for (const [k, v] of Object.entries(t)) {
+      const r = renderBody(v, values);
+      if (r !== undefined) out[k] = r;
+    }
+    return out;
+  }
+  return t;
+}
+
+/** The query string of a mapping for these values (without the leading `?`). */
+export function renderQuery(cap: Capability, values: Values, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams();
+  for (const [key, t] of Object.entries(cap.http.query)) {
+    const parsed = parseTemplate(t);
+    const v = parsed.whole !== undefined ? values[parsed.whole] : undefined;
+    if (parsed.whole !== undefined && Array.isArray(v)) {
+      if (cap.http.array_style === 'comma') q.append(key, v.map(scalar).join(','));
+      else for (const item of v) q.append(key, scalar(item));
+      continue;
+    }
+    const s = renderTemplate(t, values);
+    if (s !== undefined) q.append(key, s);
+  }
+  for (const [k, v] of Object.entries(extra)) q.set(k, v);
+  return q.toString();
+}
+
+/** The full request for one vendor call. `baseUrl` has no trailing slash. */
+export function buildRequest(baseUrl: string, cap: Capability, values: Values, extras: RequestExtras = {}): HttpRequest {
+  const path = renderTemplate(cap.http.path, values, encodeURIComponent) ?? cap.http.path;
+  const query = renderQuery(cap, values, extras.query);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  for (const [k, t] of Object.entries(cap.http.headers)) {
+    const s = renderTemplate(t, values);
+    if (s !== undefined) headers[k.toLowerCase()] = s;
+  }
+  Object.assign(headers, extras.headers);
+  const req: HttpRequest = { method: cap.http.method, url: `${baseUrl}${path}${query ? `?${query}` : ''}`, headers };
+  if (cap.http.body !== undefined && cap.http.method !== 'GET') {
+    const body = renderBody(cap.http.body, values);
+    if (body !== undefined) {
+      req.body = JSON.stringify(body);
+      headers['content-type'] = 'application/json';
+    }
+  }
+  return req;
+}
