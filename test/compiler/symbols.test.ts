@@ -82,3 +82,15 @@ t.test('teaching table: TSV, one row per symbol, no tabs or newlines in cells', 
   t.match(teachingRules(), /wait\(oN\)/);
   t.match(teachingRules(), /review/);
 });
+
+t.test('docs/teaching.md shows the waves the renderer produces today', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const doc = readFileSync('docs/teaching.md', 'utf8');
+  const registry = await fixtureRegistry();
+  const table = new SymbolTable();
+  const w1 = renderWave(table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }, { api: 'brewery', entity: 'Beer' }]), registry, table);
+  const w2 = renderWave(table.expose(registry, [{ api: 'brewery', entity: 'Beer' }, { api: 'helpdesk', entity: 'Ticket' }]), registry, table);
+  t.ok(doc.includes('```\n' + teachingRules() + '\n```'), 'the rules');
+  t.ok(doc.includes('```\n' + w1 + '\n```'), 'the first wave');
+  t.ok(doc.includes('```\n' + w2 + '\n```'), 'the second wave');
+});
