@@ -4,6 +4,7 @@ import { packCommand } from './commands/pack.js';
 import { schemasCommand } from './commands/schemas.js';
 import { demoCommand } from './commands/demo.js';
 import { catalogsCommand } from './commands/catalogs.js';
+import { serveCommand } from './commands/serve.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
   program.addCommand(packCommand());
   program.addCommand(catalogsCommand());
   program.addCommand(schemasCommand());
+  program.addCommand(serveCommand());
   program.addCommand(demoCommand());
   for (const c of program.commands) c.exitOverride();
   return program;

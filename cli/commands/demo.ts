@@ -1,17 +1,18 @@
 /**
- * `svc demo` (what `npm start` runs): pack the bundled catalogs, load them, start the bundled
- * json-server vendor and point the catalogs at it. The server issue turns this into the full demo.
+ * `svc demo` (what `npm start` runs): pack the bundled catalogs, start the bundled json-server
+ * vendor, serve them with `svc serve` pointed at it, open a session and print curl lines that
+ * work when pasted.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SvcFailure } from '../../common/errors.js';
-import { compileSource, loadCatalogDir, readSourceDir, writeArtifacts } from '../../pack/index.js';
+import { compileSource, readSourceDir, writeArtifacts } from '../../pack/index.js';
 import { startDemoVendor } from '../demo-vendor.js';
 import { teachabilityCheck } from '../../compiler/teachable.js';
 import { packageRoot } from '../package-root.js';
-import { describeRegistry } from './catalogs.js';
+import { DEFAULT_PORT } from '../../server/serve.js';
 
 /** A TCP port number from a command-line value (a usage error otherwise). */
 export function parsePort(v: string): number {
@@ -28,34 +29,51 @@ export async function bundledCatalogSources(): Promise<string[]> {
 
 export function demoCommand(): Command {
   return new Command('demo')
-    .description('pack the bundled catalogs, start the bundled demo vendor (json-server) and show what was loaded')
-    .option('--port <n>', 'port of the demo vendor (default: a free port)', parsePort)
-    .option('--once', 'print the summary and exit instead of serving until Ctrl-C')
-    .action(async (opts: { port?: number; once?: boolean }) => {
+    .description('pack the bundled catalogs, start the bundled demo vendor (json-server) and serve them over HTTP')
+    .addOption(new Option('--port <n>', `port of svc (0 = a free port; a busy default port falls back to a free one)`).default(DEFAULT_PORT).argParser(parsePort))
+    .option('--vendor-port <n>', 'port of the demo vendor (default: a free port)', parsePort)
+    .option('--once', 'start, print the summary and the examples, then stop (for checks)')
+    .action(async (opts: { port: number; vendorPort?: number; once?: boolean }) => {
       const out = await mkdtemp(join(tmpdir(), 'svc-demo-'));
-      for (const src of await bundledCatalogSources()) {
-        const compiled = compileSource(await readSourceDir(src), [teachabilityCheck]);
-        if (!compiled.cgs) throw new SvcFailure(compiled.diagnostics);
-        await writeArtifacts(compiled.cgs, compiled.cgs_hash!, out);
+      const vendor = await startDemoVendor(opts.vendorPort !== undefined ? { port: opts.vendorPort } : {});
+      const cleanup = async () => { await vendor.close(); await rm(out, { recursive: true, force: true }); };
+      try {
+        const ids: string[] = [];
+        for (const src of await bundledCatalogSources()) {
+          const compiled = compileSource(await readSourceDir(src), [teachabilityCheck]);
+          if (!compiled.cgs) throw new SvcFailure(compiled.diagnostics);
+          await writeArtifacts(compiled.cgs, compiled.cgs_hash!, out);
+          ids.push(compiled.cgs.entry_id);
+        }
+        const { startServe, untilSignal } = await import('./serve.js');
+        const flags = { catalogDir: out, backend: ids.map((id) => `${id}=${vendor.url}`), port: opts.port, host: '127.0.0.1', http: true };
+        const running = await startServe(flags, process.env).catch(async (e: NodeJS.ErrnoException) => {
+          if (e?.code !== 'EADDRINUSE' || opts.port === 0) throw e;
+          process.stdout.write(`port ${opts.port} is busy; using a free port\n`);
+          return startServe({ ...flags, port: 0 }, process.env);
+        });
+        const base = running.listening.url;
+        const session = running.app.service.open({ entry_id: 'brewery', intent: 'demo' }, '');
+        const ph = session.extra!.prompt_hash as string;
+        const sid = session.extra!.session as string;
+        process.stdout.write([
+          `demo vendor (json-server) on ${vendor.url}; catalogs packed into ${out} (removed on exit)`,
+          '',
+          `a session on brewery is open (prompt_hash ${ph}, session ${sid}); try:`,
+          `  curl -s -X POST '${base}/execute/${ph}/${sid}' -H 'accept: text/plain' --data-binary 'e1(city="Berlin")[name,city]'`,
+          `  curl -s '${base}/execute/${ph}/${sid}/symbols'          # the teaching table of the session`,
+          `open your own session:`,
+          `  curl -s -X POST '${base}/execute' -H 'content-type: application/json' -H 'accept: text/plain' -d '{"entry_id":"brewery","seeds":["brewery:Brewery","brewery:Beer"]}'`,
+          `list catalogs: curl -s '${base}/v1/registry'`,
+          '',
+        ].join('\n'));
+        if (!opts.once) {
+          process.stdout.write('press Ctrl-C to stop\n');
+          await untilSignal();
+        }
+        await running.stop();
+      } finally {
+        await cleanup();
       }
-      const vendor = await startDemoVendor(opts.port !== undefined ? { port: opts.port } : {});
-      const ids = (await readdir(out)).filter((f) => f.endsWith('.manifest.json')).map((f) => f.split('.')[0]!);
-      const loaded = await loadCatalogDir(out, { extraChecks: [teachabilityCheck], backendOverrides: Object.fromEntries(ids.map((id) => [id, vendor.url])) });
-      if (loaded.problems.length) throw new SvcFailure(loaded.problems);
-      process.stdout.write(`packed ${loaded.registry.size} bundled catalogs into ${out} (removed on exit)\n`);
-      process.stdout.write(describeRegistry(loaded.registry));
-      process.stdout.write(`demo vendor (json-server) listening on ${vendor.url}\n`);
-      process.stdout.write(`try: curl '${vendor.url}/breweries?city=Berlin'\n`);
-      const stop = async () => {
-        await vendor.close();
-        await rm(out, { recursive: true, force: true });
-      };
-      if (opts.once) return stop();
-      process.stdout.write('press Ctrl-C to stop\n');
-      await new Promise<void>((resolve) => {
-        const done = () => void stop().then(resolve);
-        process.once('SIGINT', done);
-        process.once('SIGTERM', done);
-      });
     });
 }

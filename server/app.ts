@@ -1,0 +1,107 @@
+/**
+ * The svc HTTP application on node:http: one router, the execute service, the registry in force
+ * (swapped by reload), and the one place where failures become answers. No stack trace or
+ * secret ever reaches a client.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { svcError, SvcFailure, type SvcError } from '../common/errors.js';
+import { loadCatalogDir, type LoadOptions, type Registry } from '../pack/index.js';
+import type { ArtifactStore } from '../runtime/artifacts/index.js';
+import type { ExecuteOptions } from '../runtime/execute.js';
+import { ExecuteService } from './execute/service.js';
+import { SessionStore } from './execute/session.js';
+import { negotiate } from './http/format.js';
+import { Router } from './http/router.js';
+import { sendErrors, sendFormattedErrors, sendJson } from './http/respond.js';
+import { catalogRoutes } from './routes/catalog.js';
+import { executeRoutes } from './routes/execute.js';
+
+export const SVC_VERSION = '0.1.0';
+
+export interface AppOptions {
+  registry: Registry;
+  /** Set when catalogs came from `--catalog-dir`: reload reads it again. */
+  catalogDir?: string;
+  /** Options for reloading (backend overrides, extra checks). */
+  loadOptions?: LoadOptions;
+  artifacts: ArtifactStore;
+  /** Base runtime options for vendor calls. */
+  runtime?: ExecuteOptions;
+  /** Secret of the reload route (`SVC_CONTROL_PLANE_SECRET`); unset disables reload. */
+  controlPlaneSecret?: string;
+  now?: () => number;
+  /** Where unexpected failures are logged (never sent to clients). */
+  log?: (line: string) => void;
+}
+
+export class SvcApp {
+  registry: Registry;
+  readonly sessions: SessionStore;
+  readonly service: ExecuteService;
+  private readonly router = new Router();
+  private readonly started: number;
+
+  constructor(private readonly opts: AppOptions) {
+    const now = opts.now ?? Date.now;
+    this.started = now();
+    this.registry = opts.registry;
+    this.sessions = new SessionStore(now);
+    this.service = new ExecuteService({ registry: () => this.registry, sessions: this.sessions, artifacts: opts.artifacts, runtime: opts.runtime ?? {}, now });
+    this.router.add('GET', '/v1/health', (_req, res) => sendJson(res, 200, { status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: this.sessions.size, uptime_s: Math.round((now() - this.started) / 1000) }));
+    catalogRoutes(this.router, () => this.registry);
+    executeRoutes(this.router, { service: this.service, sessions: this.sessions, registry: () => this.registry, tenant: () => '' });
+    this.router.add('POST', '/internal/catalog-registry/v1/reload', (req, res) => this.reload(req, res));
+  }
+
+  /** The request listener. */
+  readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://svc.invalid');
+    } catch {
+      return sendErrors(res, [svcError('not_found', 'malformed request target', { hint: 'see docs/http.md for the routes' })]);
+    }
+    try {
+      const m = this.router.match(req.method ?? 'GET', url.pathname);
+      if (m.kind === 'none') throw new SvcFailure([svcError('not_found', `no route ${url.pathname}`, { hint: 'see docs/http.md for the routes; public ones are under /v1' })]);
+      if (m.kind === 'method') {
+        return sendErrors(res, [svcError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, { hint: `use ${m.allow.join(' or ')}` })], { allow: m.allow.join(', ') });
+      }
+      await m.handler(req, res, m.params, url);
+    } catch (e) {
+      const errors: SvcError[] = e instanceof SvcFailure ? e.errors : [svcError('internal_error', 'the server failed on this request', { hint: 'this is a bug in svc; the server log has the details' })];
+      if (!(e instanceof SvcFailure)) this.opts.log?.(`internal error on ${req.method} ${url.pathname}: ${(e as Error)?.stack ?? String(e)}`);
+      if (url.pathname.startsWith('/execute')) {
+        const format = negotiate(req.headers.accept) ?? 'json';
+        return sendFormattedErrors(res, errors, format);
+      }
+      sendErrors(res, errors);
+    }
+  };
+
+  private async reload(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const given = req.headers['x-svc-control-plane-secret'];
+    const secret = this.opts.controlPlaneSecret;
+    if (typeof given !== 'string' || !given) throw new SvcFailure([svcError('auth_required', 'the reload route needs the x-svc-control-plane-secret header', { hint: 'send the value of SVC_CONTROL_PLANE_SECRET set on the server' })]);
+    if (!secret || !sameSecret(given, secret)) throw new SvcFailure([svcError('forbidden', secret ? 'the control-plane secret is wrong' : 'reload is disabled on this server', { hint: secret ? 'send the value of SVC_CONTROL_PLANE_SECRET' : 'start the server with SVC_CONTROL_PLANE_SECRET set to enable reload' })]);
+    if (!this.opts.catalogDir) throw new SvcFailure([svcError('reload_unavailable', 'this server was started with --schema: there is no catalog directory to reload', { hint: 'start it with --catalog-dir <dir> to reload catalogs without a restart' })]);
+    const loaded = await loadCatalogDir(this.opts.catalogDir, this.opts.loadOptions ?? {});
+    if (loaded.registry.size === 0) throw new SvcFailure(loaded.problems.length ? loaded.problems : [svcError('catalog_dir_empty', 'the catalog directory holds no loadable catalog', { hint: 'the previous catalogs stay loaded' })]);
+    const before = this.registry;
+    this.registry = loaded.registry;
+    sendJson(res, 200, {
+      reloaded: true,
+      entries: loaded.registry.list().map((e) => ({ entry_id: e.entry_id, version: e.version, cgs_hash: e.cgs_hash, changed: before.get(e.entry_id)?.cgs_hash !== e.cgs_hash })),
+      removed: before.list().filter((e) => !loaded.registry.get(e.entry_id)).map((e) => e.entry_id),
+      problems: loaded.problems.map((p) => ({ code: p.code, message: p.message, ...(p.file ? { file: p.file.split(/[\\/]/).pop() } : {}) })),
+    });
+  }
+}
+
+/** Constant-time comparison of two secrets of any lengths. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

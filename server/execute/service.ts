@@ -1,0 +1,225 @@
+/**
+ * The execute core shared by every surface: open and extend sessions (teaching waves), compile
+ * programs, dry-run and mint plan tokens, enforce the review gate, run plans, mint page handles
+ * and store run artifacts. Routes and MCP tools only parse input and render what this returns.
+ */
+import { svcError, SvcFailure, CODES, type SvcError } from '../../common/errors.js';
+import { compileProgram } from '../../compiler/compile.js';
+import type { ContinuationStmt } from '../../compiler/ast.js';
+import { planCatalogs, type Plan, type Review } from '../../compiler/plan.js';
+import { renderWave, teachingRules } from '../../compiler/teaching.js';
+import type { Seed } from '../../compiler/symbols.js';
+import type { Registry } from '../../pack/registry.js';
+import { nearest } from '../../common/suggest.js';
+import { executePlan, continuePage, type ExecuteOptions, type RunResult } from '../../runtime/execute.js';
+import { snapshotOf, type ArtifactStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
+import { isArtifactId } from '../../runtime/artifacts/snapshot.js';
+import type { Outcome, ResultBlock } from './outcome.js';
+import { SessionStore, type ExecuteSession } from './session.js';
+
+/** Plan commit TTL: a pcN can be used for 10 minutes (SPEC). */
+export const PLAN_TOKEN_TTL_MS = 10 * 60 * 1000;
+
+export interface ServiceDeps {
+  /** The registry in force (a reload swaps it). */
+  registry: () => Registry;
+  sessions: SessionStore;
+  artifacts: ArtifactStore;
+  /** Base runtime options (env, http client, timeouts). */
+  runtime: ExecuteOptions;
+  now?: () => number;
+}
+
+export interface ProgramRequest {
+  program: string;
+  mode: 'plan' | 'live';
+  wait: boolean;
+  force: boolean;
+  plan_commit_ref?: string;
+}
+
+const fail = (code: SvcError['code'], message: string, hint: string): never => {
+  throw new SvcFailure([svcError(code, message, { hint })]);
+};
+
+export class ExecuteService {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  private get registry(): Registry {
+    return this.deps.registry();
+  }
+
+  /** Parse seeds (`"api:Entity"`, `"Entity"` of `defaultApi`, or `{api, entity}`), all or nothing. */
+  parseSeeds(raw: unknown, defaultApi: string | undefined): Seed[] {
+    if (raw === undefined) return [];
+    if (!Array.isArray(raw)) fail('bad_seed', '`seeds` must be a list', 'write for example "seeds": ["brewery:Beer"]');
+    const out: Seed[] = [];
+    const problems: SvcError[] = [];
+    for (const s of raw as unknown[]) {
+      let api: string | undefined;
+      let entity: string | undefined;
+      if (typeof s === 'string') {
+        const i = s.indexOf(':');
+        [api, entity] = i >= 0 ? [s.slice(0, i), s.slice(i + 1)] : [defaultApi, s];
+      } else if (s && typeof s === 'object') {
+        api = typeof (s as Seed).api === 'string' ? (s as Seed).api : defaultApi;
+        entity = (s as Seed).entity;
+      }
+      const entry = api ? this.registry.get(api) : undefined;
+      if (!entry) {
+        problems.push(svcError('bad_seed', `seed ${JSON.stringify(s)} names no loaded catalog`, { hint: `write api:Entity; catalogs: ${this.registry.list().map((e) => e.entry_id).join(', ')}` }));
+      } else if (typeof entity !== 'string' || !this.registry.entity(entry.entry_id, entity)) {
+        const names = entry.cgs.entities.map((e) => e.name);
+        const near = nearest(String(entity), names, 3);
+        problems.push(svcError('bad_seed', `${entry.entry_id} has no entity ${JSON.stringify(entity)}`, { hint: near.length ? `did you mean ${near.map((n) => `${entry.entry_id}:${n}`).join(' or ')}?` : `entities: ${names.map((n) => `${entry.entry_id}:${n}`).join(', ')}` }));
+      } else out.push({ api: entry.entry_id, entity });
+    }
+    if (problems.length) throw new SvcFailure(problems);
+    return out;
+  }
+
+  /** POST /execute: a new session for one entry; seeds default to every entity of the entry. */
+  open(body: Record<string, unknown>, tenant: string): Outcome {
+    const entryId = body.entry_id;
+    if (typeof entryId !== 'string') fail('bad_arguments', '`entry_id` is required', 'send {"entry_id": "<catalog>", "seeds": ["<catalog>:<Entity>"]}; GET /v1/registry lists catalogs');
+    const entry = this.registry.get(entryId as string) ?? fail('unknown_entry', `no catalog \`${String(entryId)}\` is loaded`, `catalogs: ${this.registry.list().map((e) => e.entry_id).join(', ')}`);
+    const intent = typeof body.intent === 'string' ? body.intent : '';
+    let seeds = this.parseSeeds(body.seeds, entry.entry_id);
+    if (seeds.some((s) => s.api !== entry.entry_id)) fail('bad_seed', 'a new session takes seeds of its own entry only', 'federate other catalogs afterwards with POST /execute/{prompt_hash}/{session}/context');
+    if (seeds.length === 0) seeds = entry.cgs.entities.map((e) => ({ api: entry.entry_id, entity: e.name }));
+    const s = this.deps.sessions.create(entry.entry_id, intent, tenant, this.registry);
+    const wave = s.symbols.expose(this.registry, seeds);
+    const table = renderWave(wave, this.registry, s.symbols);
+    const rules = teachingRules();
+    s.teaching = `${rules}\n${table}`;
+    return {
+      status: 201, results: [], errors: [], text: s.teaching,
+      meta: { domain_revision: s.symbols.domainRevision },
+      extra: { prompt_hash: s.prompt_hash, session: s.session, domain_revision: s.symbols.domainRevision, entries: this.pins(s), rules, wave: table },
+    };
+  }
+
+  /** POST .../context: expand (same entries) or federate (new entry) with a delta-only wave. */
+  context(s: ExecuteSession, body: Record<string, unknown>): Outcome {
+    const first = s.pins.keys().next().value as string;
+    const seeds = this.parseSeeds(body.seeds, first);
+    if (seeds.length === 0) fail('bad_seed', '`seeds` is required and not empty', 'send {"seeds": ["api:Entity"]}');
+    for (const api of [...new Set(seeds.map((x) => x.api))].sort()) if (!s.pins.has(api)) s.pins.set(api, this.registry.get(api)!.cgs_hash);
+    const wave = s.symbols.expose(this.registry, seeds);
+    const fresh = wave.entities.length + wave.capabilities.length + wave.relations.length > 0;
+    const notice = wave.repeated.length
+      ? `already taught: ${wave.repeated.map((r) => `${s.symbols.entitySymbol(r.api, r.entity)?.sym} (${r.api}:${r.entity})`).join(', ')}`
+      : undefined;
+    const table = fresh ? renderWave(wave, this.registry, s.symbols) : '';
+    if (fresh) s.teaching += `\n${table.split('\n').slice(1).join('\n')}`;
+    const text = [notice, table].filter(Boolean).join('\n');
+    return {
+      status: 200, results: [], errors: [], text,
+      meta: { domain_revision: s.symbols.domainRevision },
+      extra: { domain_revision: s.symbols.domainRevision, entries: this.pins(s), wave: table, ...(notice ? { notice } : {}) },
+    };
+  }
+
+  private pins(s: ExecuteSession): Array<{ entry_id: string; cgs_hash: string }> {
+    return [...s.pins].map(([entry_id, cgs_hash]) => ({ entry_id, cgs_hash }));
+  }
+
+  /** POST /execute/{ph}/{s}: a program (or a page continuation). */
+  async program(s: ExecuteSession, req: ProgramRequest): Promise<Outcome> {
+    const compiled = compileProgram(req.program, { registry: this.registry, symbols: s.symbols });
+    if (compiled.kind === 'error') return { status: 400, results: [], errors: compiled.diagnostics, meta: { code: compiled.diagnostics[0]?.code } };
+    if (compiled.kind === 'continuation') return this.continuation(s, compiled.continuation);
+    const { plan, commit_id, review } = compiled;
+    for (const api of Object.keys(planCatalogs(plan))) {
+      if (!s.pins.has(api)) fail('catalog_not_in_session', `the program uses catalog \`${api}\`, which this session has not loaded`, `federate it first: POST /execute/${s.prompt_hash}/${s.session}/context {"seeds": ["${api}:<Entity>"]}`);
+    }
+    if (req.mode === 'plan') return this.dryRun(s, plan, commit_id, review);
+    const accepted = this.gate(s, plan, commit_id, review, req);
+    return this.live(s, plan, commit_id, accepted, req.program);
+  }
+
+  private dryRun(s: ExecuteSession, plan: Plan, commit_id: string, review: Review): Outcome {
+    const ref = this.deps.sessions.mintToken(s, { commit_id, plan, review });
+    const dry_review = { verdict: review.verdict, flow: review.flow, mutations: review.mutations, summary: review.text };
+    const next = review.verdict === 'proceed' ? 'it runs as is: send it again without mode=plan' : `run it with plan_commit_ref=${ref} within 10 minutes`;
+    return {
+      status: 200, results: [], errors: [],
+      text: `dry-run ${ref}: ${review.verdict}${review.mutations ? `, ${review.mutations} write${review.mutations === 1 ? '' : 's'}` : ''}${review.flow === 'clean' ? '' : `, flow: ${(review.flow as string[]).join(', ')}`}; ${next}\n${review.text}`,
+      meta: { mode: 'plan', commit_id, plan_commit_ref: ref, dry_verdict: review.verdict, dry_review },
+    };
+  }
+
+  /**
+   * The review gate. A plan with verdict `proceed` runs; otherwise it needs `force` or a pcN for
+   * the same commit id, unexpired and (for plans with writes) not yet used. Returns whether the
+   * caller accepted writes.
+   */
+  private gate(s: ExecuteSession, plan: Plan, commit_id: string, review: Review, req: ProgramRequest): boolean {
+    if (req.force) return true;
+    if (req.plan_commit_ref === undefined) {
+      if (review.verdict === 'proceed') return false;
+      fail('review_required', `this plan needs review (${review.mutations ? `${review.mutations} write${review.mutations === 1 ? '' : 's'}` : (review.flow as string[]).join(', ')}) before it runs`, 'dry-run it with mode=plan, then send the same program with plan_commit_ref=<the pcN it returns> (or force=true)');
+    }
+    const ref = req.plan_commit_ref!;
+    const token = s.tokens.get(ref) ?? fail('plan_token_unknown', `\`${ref}\` is not a plan token of this session`, 'dry-run the program with mode=plan to get a pcN');
+    if (this.now() - token.minted_at > PLAN_TOKEN_TTL_MS) fail('plan_token_expired', `\`${ref}\` expired (plan tokens live 10 minutes)`, 'dry-run the program again with mode=plan');
+    if (token.commit_id !== commit_id) fail('plan_token_mismatch', `\`${ref}\` was minted for another plan (${token.commit_id.slice(0, 12)}, this program is ${commit_id.slice(0, 12)})`, 'send the program exactly as dry-run, or dry-run this one');
+    if (token.consumed_at !== undefined) fail('plan_token_consumed', `\`${ref}\` was already used for a live run`, 'a token of a plan with writes runs once; dry-run again to run it again');
+    if (token.review.mutations > 0) token.consumed_at = this.now();
+    return true;
+  }
+
+  private async live(s: ExecuteSession, plan: Plan, commit_id: string, accepted: boolean, program: string): Promise<Outcome> {
+    const startedAt = new Date(this.now());
+    const run = await executePlan(plan, this.registry, { ...this.deps.runtime, accepted });
+    const run_id = await this.deps.artifacts.put(snapshotOf(plan, commit_id, run, { program, startedAt, session: { prompt_hash: s.prompt_hash, session: s.session } }));
+    const results = this.blocks(s, run);
+    this.deps.sessions.recordRun(s, { run_id, commit_id, status: run.status, at: startedAt.toISOString(), rows: results.reduce((n, r) => n + r.rows.length, 0) });
+    const status = run.status === 'succeeded' ? 200 : CODES[run.errors[0]?.code ?? 'internal_error'].status;
+    return { status, results, errors: run.errors, meta: { mode: 'live', commit_id, run_id, status: run.status, ...(run.errors[0] ? { code: run.errors[0].code } : {}) } };
+  }
+
+  private blocks(s: ExecuteSession, run: RunResult): ResultBlock[] {
+    return run.returns.map((r) => {
+      const b: ResultBlock = { entity: r.entity, rows: r.rows };
+      if (r.total !== undefined) b.total = r.total;
+      if (r.page) b.next = this.deps.sessions.mintPage(s, r.page, r.entity);
+      return b;
+    });
+  }
+
+  private async continuation(s: ExecuteSession, c: ContinuationStmt): Promise<Outcome> {
+    if (c.kind !== 'page') {
+      fail('unknown_operation_handle', `\`${c.handle.text}\` is not an operation of this session`, 'operations are started with wait=false; their handles come in the accept line');
+    }
+    const handle = c.handle.text;
+    const state = s.pages.get(handle) ?? fail('unknown_page_handle', `\`${handle}\` is not a page handle of this session`, 'use the pgN printed in a "more" line of a result of this session');
+    if (state.used) fail('page_exhausted', `\`${handle}\` was already continued`, 'continue with the newer pgN printed under that page');
+    let projection = state.projection;
+    if (c.projection) {
+      const [api, name] = state.entity.split(':') as [string, string];
+      const fields = this.registry.entity(api, name)?.fields.map((f) => f.name) ?? [];
+      const bad = c.projection.fields.find((f) => !fields.includes(f.text));
+      if (bad) fail('projection_unknown_field', `${state.entity} has no field \`${bad.text}\``, `fields: ${fields.join(', ')}`);
+      projection = c.projection.fields.map((f) => f.text);
+    }
+    state.used = true;
+    const r = await continuePage({ ...state, ...(projection ? { projection } : {}) }, this.registry, this.deps.runtime);
+    if (r.error) return { status: CODES[r.error.code].status, results: [], errors: [r.error], meta: { code: r.error.code } };
+    const block: ResultBlock = { entity: state.entity, rows: r.rows };
+    if (r.total !== undefined) block.total = r.total;
+    if (r.page) block.next = this.deps.sessions.mintPage(s, r.page, state.entity);
+    return { status: 200, results: [block], errors: [], meta: { mode: 'live' } };
+  }
+
+  /** A stored run of this session. */
+  async artifact(s: ExecuteSession, runId: string): Promise<RunSnapshot> {
+    const snap = isArtifactId(runId) ? await this.deps.artifacts.get(runId) : undefined;
+    const mine = snap?.session?.prompt_hash === s.prompt_hash && snap.session.session === s.session;
+    return (mine ? snap : undefined) ?? fail('unknown_run', `no run \`${runId}\` in this session`, 'GET .../runs lists the runs of the session');
+  }
+}

@@ -1,0 +1,42 @@
+/** Reading request bodies with a size limit (413) and decoding JSON (400), never throwing raw errors. */
+import type { IncomingMessage } from 'node:http';
+import { svcError, SvcFailure } from '../../common/errors.js';
+
+/** Largest request body accepted, in bytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(limit: number): SvcFailure {
+  return new SvcFailure([svcError('body_too_large', `the request body is over ${limit} bytes`, { hint: 'send a shorter program; large inputs belong in heredoc arguments of a reasonable size' })]);
+}
+
+/** The media type of a request (lower case, no parameters). */
+export function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Parse a JSON body into an object; a non-object or malformed JSON is a 400 `bad_json`. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new SvcFailure([svcError('bad_json', `the body is not valid JSON (${(e as Error).message.split('\n')[0]})`, { hint: 'send a JSON object, or a plain-text program with Content-Type: text/plain' })]);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw new SvcFailure([svcError('bad_json', 'the body must be a JSON object', { hint: 'for example {"program": "e1[name]"}' })]);
+  }
+  return v as Record<string, unknown>;
+}

@@ -1,0 +1,126 @@
+/**
+ * Response formats of the execute routes, chosen by `Accept`: `text/toon` (the default when
+ * Accept is omitted), `text/plain` (a readable table), `application/json` (rows plus `_meta.svc`)
+ * and `application/x-ndjson` (one row per line, meta last). Every format carries the same
+ * information: rows, totals and page handles, `_meta.svc`, errors with hints, notices.
+ */
+import { encode as toon } from '@toon-format/toon';
+import type { SvcError } from '../../common/errors.js';
+import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
+import type { Outcome, ResultBlock } from '../execute/outcome.js';
+
+export type Format = 'toon' | 'plain' | 'json' | 'ndjson';
+
+export const CONTENT_TYPES: Record<Format, string> = {
+  toon: 'text/toon; charset=utf-8',
+  plain: 'text/plain; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  ndjson: 'application/x-ndjson; charset=utf-8',
+};
+
+const BY_TYPE: Record<string, Format> = { 'text/toon': 'toon', 'text/plain': 'plain', 'application/json': 'json', 'application/x-ndjson': 'ndjson', 'application/ndjson': 'ndjson' };
+
+/** The format for an Accept header (highest q wins, ties in header order); undefined = 406. */
+export function negotiate(accept: string | undefined): Format | undefined {
+  if (!accept || !accept.trim()) return 'toon';
+  const ranges = accept.split(',').map((part, i) => {
+    const [type, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return { type: type!.trim(), q: q ? Number(q.slice(2)) : 1, i };
+  }).filter((r) => r.q > 0 && !Number.isNaN(r.q)).sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const r of ranges) {
+    if (BY_TYPE[r.type]) return BY_TYPE[r.type];
+    if (r.type === '*/*' || r.type === 'text/*') return 'toon';
+    if (r.type === 'application/*') return 'json';
+  }
+  return undefined;
+}
+
+function errorJson(e: SvcError): Record<string, unknown> {
+  const o: Record<string, unknown> = { code: e.code, message: e.message };
+  if (e.hint) o.hint = e.hint;
+  if (e.span) { o.line = e.span.line; o.col = e.span.col; }
+  if (e.path) o.path = e.path;
+  return o;
+}
+
+function blockJson(b: ResultBlock): Record<string, unknown> {
+  const o: Record<string, unknown> = { entity: b.entity, count: b.rows.length };
+  if (b.total !== undefined) o.total = b.total;
+  if (b.next) o.more = `page(${b.next})[..]`;
+  o.rows = b.rows;
+  return o;
+}
+
+/** The JSON object form (also what TOON encodes). */
+export function outcomeObject(o: Outcome): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (o.extra) Object.assign(body, o.extra);
+  const last = o.results[o.results.length - 1];
+  if (o.results.length > 1) body.results = o.results.map(blockJson);
+  else if (last) Object.assign(body, blockJson(last));
+  if (o.text && !o.extra) body.text = o.text;
+  if (o.errors.length) body.errors = o.errors.map(errorJson);
+  body._meta = { svc: o.meta };
+  return body;
+}
+
+export function render(o: Outcome, format: Format, source?: string): string {
+  switch (format) {
+    case 'json': return JSON.stringify(outcomeObject(o)) + '\n';
+    case 'toon': return toon(outcomeObject(o)) + '\n';
+    case 'ndjson': return ndjson(o);
+    case 'plain': return plain(o, source);
+  }
+}
+
+function ndjson(o: Outcome): string {
+  const lines: string[] = [];
+  for (const b of o.results) for (const r of b.rows) lines.push(JSON.stringify(r));
+  const tail: Record<string, unknown> = {};
+  if (o.extra) Object.assign(tail, o.extra);
+  if (o.results.length) tail.results = o.results.map((b) => { const { rows: _rows, ...summary } = blockJson(b); return summary; });
+  if (o.text && !o.extra) tail.text = o.text;
+  if (o.errors.length) tail.errors = o.errors.map(errorJson);
+  tail._meta = { svc: o.meta };
+  lines.push(JSON.stringify(tail));
+  return lines.join('\n') + '\n';
+}
+
+function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.replace(/[\t\r\n]+/g, ' ');
+}
+
+/** Rows as an aligned text table (columns = keys in first-seen order). */
+export function table(rows: Array<Record<string, unknown>>): string {
+  if (rows.length === 0) return '(no rows)';
+  const cols: string[] = [];
+  for (const r of rows) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
+  const cells = rows.map((r) => cols.map((c) => cellText(r[c])));
+  const width = cols.map((c, i) => Math.min(60, Math.max(c.length, ...cells.map((row) => row[i]!.length))));
+  const line = (xs: string[]) => xs.map((x, i) => (x.length > 60 ? x.slice(0, 57) + '...' : x).padEnd(width[i]!)).join('  ').trimEnd();
+  return [line(cols), ...cells.map(line)].join('\n');
+}
+
+function plain(o: Outcome, source?: string): string {
+  const out: string[] = [];
+  if (o.text) out.push(o.text);
+  for (const b of o.results) {
+    out.push(`${b.entity}: ${b.rows.length}${b.total !== undefined ? ` of ${b.total}` : ''} row${b.rows.length === 1 ? '' : 's'}`);
+    out.push(table(b.rows));
+    if (b.next) out.push(`more: page(${b.next})[..]`);
+  }
+  for (const e of o.errors) {
+    out.push(source && e.span ? renderDiagnostic(source, e) : `error ${e.code}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}`);
+  }
+  const meta = Object.entries(o.meta).filter(([k, v]) => v !== undefined && k !== 'dry_review');
+  if (meta.length) out.push(meta.map(([k, v]) => `# ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n'));
+  return out.join('\n') + '\n';
+}
+
+/** An error alone, in a format (the body of a non-2xx answer that has no rows). */
+export function renderErrors(errors: SvcError[], format: Format, source?: string): string {
+  return render({ status: 0, results: [], errors, meta: { code: errors[0]?.code } }, format, source);
+}

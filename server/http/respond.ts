@@ -1,0 +1,51 @@
+/** Writing answers: JSON, problem+json, negotiated execute formats, and errors (one mapping). */
+import type { ServerResponse } from 'node:http';
+import { CODES, type SvcError } from '../../common/errors.js';
+import { CONTENT_TYPES, render, renderErrors, type Format } from './format.js';
+import type { Outcome } from '../execute/outcome.js';
+
+/** The fixed namespace of problem types (RFC 9457); `.invalid` never resolves. */
+export const PROBLEM_BASE = 'https://svc.invalid/problems';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body) + '\n', headers);
+}
+
+export function send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) { res.end(); return; }
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+/** The JSON error body: `{code, message, hint}` plus `errors` when there are several. */
+export function errorBody(errors: SvcError[]): Record<string, unknown> {
+  const first = errors[0]!;
+  const body: Record<string, unknown> = { code: first.code, message: first.message };
+  if (first.hint) body.hint = first.hint;
+  if (errors.length > 1) body.errors = errors.map((e) => ({ code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.span ? { line: e.span.line, col: e.span.col } : {}) }));
+  return body;
+}
+
+export function statusOf(errors: SvcError[]): number {
+  return CODES[errors[0]?.code ?? 'internal_error'].status;
+}
+
+/** An error answer on a JSON route. */
+export function sendErrors(res: ServerResponse, errors: SvcError[], headers: Record<string, string> = {}): void {
+  sendJson(res, statusOf(errors), errorBody(errors), headers);
+}
+
+/** An RFC 9457 problem document that also carries `code`, `message` and `hint`. */
+export function sendProblem(res: ServerResponse, status: number, type: string, e: SvcError): void {
+  const body = { type: `${PROBLEM_BASE}/${type}`, title: CODES[e.code].about, status, detail: e.message, code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
+  send(res, status, 'application/problem+json; charset=utf-8', JSON.stringify(body) + '\n');
+}
+
+/** An execute answer in the negotiated format. */
+export function sendOutcome(res: ServerResponse, o: Outcome, format: Format, source?: string): void {
+  send(res, o.status, CONTENT_TYPES[format], render(o, format, source));
+}
+
+export function sendFormattedErrors(res: ServerResponse, errors: SvcError[], format: Format, source?: string): void {
+  send(res, statusOf(errors), CONTENT_TYPES[format], renderErrors(errors, format, source));
+}
