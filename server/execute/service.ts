@@ -138,6 +138,7 @@ export class ExecuteService {
       if (!s.pins.has(api)) fail('catalog_not_in_session', `the program uses catalog \`${api}\`, which this session has not loaded`, `federate it first: POST /execute/${s.prompt_hash}/${s.session}/context {"seeds": ["${api}:<Entity>"]}`);
     }
     if (req.mode === 'plan') return this.dryRun(s, plan, commit_id, review);
+    if (!req.wait) fail('bad_arguments', 'background runs (wait=false) are not available on this server version', 'leave wait out (or wait=true): the run is answered when it completes');
     const accepted = this.gate(s, plan, commit_id, review, req);
     return this.live(s, plan, commit_id, accepted, req.program);
   }

@@ -155,18 +155,20 @@ t.test('--catalog-dir and --schema together, or neither, is a usage error (exit 
 t.test('help exits 0 and names the commands and options', async (t) => {
   const top = await svc(['--help']);
   t.equal(top.code, 0);
-  for (const s of ['Usage: svc', 'pack', 'catalogs', 'schemas', 'demo', '--version', '--help']) t.match(top.stdout, s);
+  for (const s of ['Usage: svc', 'pack', 'catalogs', 'schemas', 'serve', 'demo', '--version', '--help']) t.match(top.stdout, s);
   const pack = await svc(['pack', '--help']);
   t.equal(pack.code, 0);
   for (const s of ['Usage: svc pack', '--out <catalog-dir>', '--check', '--json', 'file:line:col', 'Exit status']) t.match(pack.stdout, s);
 });
 
-t.test('demo --once packs both bundled catalogs, starts the vendor and exits 0', async (t) => {
-  const r = await svc(['demo', '--once']);
+t.test('demo --once packs both bundled catalogs, serves them against the vendor and exits 0', async (t) => {
+  const r = await svc(['demo', '--once', '--port', '0']);
   t.equal(r.code, 0, r.stderr);
-  const url = /demo vendor \(json-server\) listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stdout)?.[1];
+  const url = /demo vendor \(json-server\) on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stdout)?.[1];
   t.ok(url, 'prints the vendor URL');
-  t.match(r.stdout, /^packed 2 bundled catalogs/m);
+  t.match(r.stdout, /^loaded 2 catalogs/m);
   t.match(r.stdout, new RegExp(`^brewery v1 .*-> ${url}$`, 'm'), 'brewery points at the vendor');
   t.match(r.stdout, new RegExp(`^helpdesk v1 .*-> ${url}$`, 'm'), 'helpdesk points at the vendor');
+  t.match(r.stdout, /listening on http:\/\/127\.0\.0\.1:\d+/, 'prints where svc listens');
+  t.match(r.stdout, /curl -s -X POST 'http:\/\/127\.0\.0\.1:\d+\/execute\/[0-9a-f]{16}\/[0-9a-f]{16}'/, 'prints a program curl line');
 });
