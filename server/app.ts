@@ -28,6 +28,8 @@ export interface AppOptions {
   artifacts: ArtifactStore;
   /** Base runtime options for vendor calls. */
   runtime?: ExecuteOptions;
+  /** Running background operations allowed per session (default 16). */
+  maxRunningOps?: number;
   /** Secret of the reload route (`SVC_CONTROL_PLANE_SECRET`); unset disables reload. */
   controlPlaneSecret?: string;
   now?: () => number;
@@ -47,7 +49,7 @@ export class SvcApp {
     this.started = now();
     this.registry = opts.registry;
     this.sessions = new SessionStore(now);
-    this.service = new ExecuteService({ registry: () => this.registry, sessions: this.sessions, artifacts: opts.artifacts, runtime: opts.runtime ?? {}, now });
+    this.service = new ExecuteService({ registry: () => this.registry, sessions: this.sessions, artifacts: opts.artifacts, runtime: opts.runtime ?? {}, now, ...(opts.maxRunningOps ? { maxRunningOps: opts.maxRunningOps } : {}) });
     this.router.add('GET', '/v1/health', (_req, res) => sendJson(res, 200, { status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: this.sessions.size, uptime_s: Math.round((now() - this.started) / 1000) }));
     catalogRoutes(this.router, () => this.registry);
     executeRoutes(this.router, { service: this.service, sessions: this.sessions, registry: () => this.registry, tenant: () => '' });

@@ -20,6 +20,7 @@ export function serveCommand(): Command {
     .addOption(new Option('--host <addr>', 'address to listen on; 0.0.0.0 exposes the server to the network').default(DEFAULT_HOST))
     .addHelpText('after', `
 Environment:
+  SVC_MAX_RUNNING_OPS_PER_SESSION   background operations (wait=false) running at once per session (default 16)
   SVC_CONTROL_PLANE_SECRET          enables POST /internal/catalog-registry/v1/reload (header x-svc-control-plane-secret)
   SVC_BACKEND_URL_<ENTRY_ID>        backend URL override of one catalog (--backend wins)
   SVC_RUN_ARTIFACTS_URL             memory: (default) or file:///abs/dir for run snapshots
@@ -56,6 +57,7 @@ export async function startServe(flags: ServeFlags, env: Record<string, string |
     loadOptions: { extraChecks: [teachabilityCheck], backendOverrides: parseBackendFlags(flags.backend), env },
     artifacts,
     runtime: { env },
+    maxRunningOps: maxRunningOpsFromEnv(env),
     ...(env.SVC_CONTROL_PLANE_SECRET ? { controlPlaneSecret: env.SVC_CONTROL_PLANE_SECRET } : {}),
     log: (l) => process.stderr.write(l + '\n'),
   });
@@ -64,6 +66,14 @@ export async function startServe(flags: ServeFlags, env: Record<string, string |
   out(`svc ${http ? 'HTTP' : ''}${http && mcp ? ' + ' : ''}${mcp ? 'MCP' : ''} listening on ${listening.url}\n`);
   if (mcp) out('note: the MCP surface is not part of this build yet; only the HTTP routes answer\n');
   return { listening, app, stop: async () => { await listening.close(); await artifacts.close(); } };
+}
+
+/** SVC_MAX_RUNNING_OPS_PER_SESSION: a positive whole number, default 16. */
+export function maxRunningOpsFromEnv(env: Record<string, string | undefined>): number {
+  const v = env.SVC_MAX_RUNNING_OPS_PER_SESSION;
+  if (v === undefined || v === '') return 16;
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new SvcFailure([svcError('bad_arguments', `SVC_MAX_RUNNING_OPS_PER_SESSION=${JSON.stringify(v)} is not a positive whole number`, { hint: 'unset it for the default 16, or write for example 32' })]);
+  return Number(v);
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */

@@ -6,7 +6,9 @@
 import { svcError, SvcFailure, CODES, type SvcError } from '../../common/errors.js';
 import { compileProgram } from '../../compiler/compile.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
-import { planCatalogs, type Plan, type Review } from '../../compiler/plan.js';
+import { planCatalogs, planCommitId, type Plan, type Review } from '../../compiler/plan.js';
+import { reviewPlan } from '../../compiler/review.js';
+import { checkResolvedPlan } from './resolved-plan.js';
 import { renderWave, teachingRules } from '../../compiler/teaching.js';
 import type { Seed } from '../../compiler/symbols.js';
 import type { Registry } from '../../pack/registry.js';
@@ -16,6 +18,7 @@ import { snapshotOf, type ArtifactStore, type RunSnapshot } from '../../runtime/
 import { isArtifactId } from '../../runtime/artifacts/snapshot.js';
 import type { Outcome, ResultBlock } from './outcome.js';
 import { SessionStore, type ExecuteSession } from './session.js';
+import { applyProgress, DEFAULT_MAX_RUNNING_OPS, notify, opLine, terminalSign, trimOperations, type Operation, type Sign } from './operations.js';
 
 /** Plan commit TTL: a pcN can be used for 10 minutes (SPEC). */
 export const PLAN_TOKEN_TTL_MS = 10 * 60 * 1000;
@@ -27,6 +30,8 @@ export interface ServiceDeps {
   artifacts: ArtifactStore;
   /** Base runtime options (env, http client, timeouts). */
   runtime: ExecuteOptions;
+  /** Running background operations allowed per session (SVC_MAX_RUNNING_OPS_PER_SESSION). */
+  maxRunningOps?: number;
   now?: () => number;
 }
 
@@ -138,9 +143,14 @@ export class ExecuteService {
       if (!s.pins.has(api)) fail('catalog_not_in_session', `the program uses catalog \`${api}\`, which this session has not loaded`, `federate it first: POST /execute/${s.prompt_hash}/${s.session}/context {"seeds": ["${api}:<Entity>"]}`);
     }
     if (req.mode === 'plan') return this.dryRun(s, plan, commit_id, review);
-    if (!req.wait) fail('bad_arguments', 'background runs (wait=false) are not available on this server version', 'leave wait out (or wait=true): the run is answered when it completes');
-    const accepted = this.gate(s, plan, commit_id, review, req);
-    return this.live(s, plan, commit_id, accepted, req.program);
+    return this.runPlan(s, plan, commit_id, review, req, req.program);
+  }
+
+  /** The review gate, then a live run: answered when done, or in the background with wait=false. */
+  async runPlan(s: ExecuteSession, plan: Plan, commit_id: string, review: Review, req: Omit<ProgramRequest, 'program' | 'mode'>, program?: string): Promise<Outcome> {
+    const accepted = this.gate(s, plan, commit_id, review, { ...req, program: program ?? '', mode: 'live' });
+    if (!req.wait) return this.start(s, plan, commit_id, accepted, program);
+    return this.live(s, plan, commit_id, accepted, program);
   }
 
   private dryRun(s: ExecuteSession, plan: Plan, commit_id: string, review: Review): Outcome {
@@ -174,14 +184,18 @@ export class ExecuteService {
     return true;
   }
 
-  private async live(s: ExecuteSession, plan: Plan, commit_id: string, accepted: boolean, program: string): Promise<Outcome> {
+  private async live(s: ExecuteSession, plan: Plan, commit_id: string, accepted: boolean, program: string | undefined): Promise<Outcome> {
     const startedAt = new Date(this.now());
     const run = await executePlan(plan, this.registry, { ...this.deps.runtime, accepted });
-    const run_id = await this.deps.artifacts.put(snapshotOf(plan, commit_id, run, { program, startedAt, session: { prompt_hash: s.prompt_hash, session: s.session } }));
+    const run_id = await this.store(s, plan, commit_id, run, startedAt, program);
     const results = this.blocks(s, run);
     this.deps.sessions.recordRun(s, { run_id, commit_id, status: run.status, at: startedAt.toISOString(), rows: results.reduce((n, r) => n + r.rows.length, 0) });
     const status = run.status === 'succeeded' ? 200 : CODES[run.errors[0]?.code ?? 'internal_error'].status;
     return { status, results, errors: run.errors, meta: { mode: 'live', commit_id, run_id, status: run.status, ...(run.errors[0] ? { code: run.errors[0].code } : {}) } };
+  }
+
+  private store(s: ExecuteSession, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program: string | undefined): Promise<string> {
+    return this.deps.artifacts.put(snapshotOf(plan, commit_id, run, { ...(program !== undefined ? { program } : {}), startedAt, session: { prompt_hash: s.prompt_hash, session: s.session } }));
   }
 
   private blocks(s: ExecuteSession, run: RunResult): ResultBlock[] {
@@ -195,7 +209,8 @@ export class ExecuteService {
 
   private async continuation(s: ExecuteSession, c: ContinuationStmt): Promise<Outcome> {
     if (c.kind !== 'page') {
-      fail('unknown_operation_handle', `\`${c.handle.text}\` is not an operation of this session`, 'operations are started with wait=false; their handles come in the accept line');
+      const op = s.ops.get(c.handle.text) ?? fail('unknown_operation_handle', `\`${c.handle.text}\` is not an operation of this session`, `operations are started with wait=false; their handles come in the accept line${s.ops.size ? `; this session has ${[...s.ops.keys()].join(', ')}` : ''}`);
+      return c.kind === 'wait' ? this.wait(op) : this.cancel(op);
     }
     const handle = c.handle.text;
     const state = s.pages.get(handle) ?? fail('unknown_page_handle', `\`${handle}\` is not a page handle of this session`, 'use the pgN printed in a "more" line of a result of this session');
@@ -217,10 +232,105 @@ export class ExecuteService {
     return { status: 200, results: [block], errors: [], meta: { mode: 'live' } };
   }
 
+  /** wait=false: start the run behind `oN` and answer the accept line at once. */
+  private start(s: ExecuteSession, plan: Plan, commit_id: string, accepted: boolean, program: string | undefined): Outcome {
+    const cap = this.deps.maxRunningOps ?? DEFAULT_MAX_RUNNING_OPS;
+    const running = [...s.ops.values()].filter((o) => o.state === 'running');
+    if (running.length >= cap) {
+      fail('too_many_operations', `this session already runs ${running.length} operations (the cap is ${cap}): ${running.map((o) => o.handle).join(', ')}`, `wait for them with wait(oN) or stop them with cancel(oN) first: ${running.map((o) => `wait(${o.handle})`).join(', ')}`);
+    }
+    const handle = `o${s.nextOp++}`;
+    const startedAt = new Date(this.now());
+    const op: Operation = {
+      handle, state: 'running', started: this.now(), steps: plan.steps.length, progress: new Map(), version: 0, seen: 0,
+      controller: new AbortController(), errors: [], listeners: new Set(), done: Promise.resolve(),
+    };
+    op.done = executePlan(plan, this.registry, {
+      ...this.deps.runtime, accepted, signal: op.controller.signal,
+      onProgress: (e) => { if (applyProgress(op, e)) notify(op, { kind: 'progress', line: opLine(op, '~', this.now()) }); },
+    }).then(async (run) => {
+      op.run_id = await this.store(s, plan, commit_id, run, startedAt, program);
+      const blocks = this.blocks(s, run);
+      op.blocks = blocks.map(({ rows: _rows, ...b }, i) => ({ ...b, step: run.returns[i]!.step }));
+      op.errors = run.errors;
+      op.state = run.status;
+      op.ended = this.now();
+      this.deps.sessions.recordRun(s, { run_id: op.run_id, commit_id, status: run.status, at: startedAt.toISOString(), rows: blocks.reduce((n, b) => n + b.rows.length, 0) });
+    }).catch((e: unknown) => {
+      op.errors = [svcError('internal_error', 'the background run failed unexpectedly', { hint: 'this is a bug in svc', cause: (e as Error)?.message?.slice(0, 200) ?? 'error' })];
+      op.state = 'failed';
+      op.ended = this.now();
+    }).finally(() => {
+      notify(op, { kind: 'terminal', line: opLine(op, terminalSign(op.state), this.now()) });
+      op.listeners.clear();
+      trimOperations(s.ops, this.now());
+    });
+    s.ops.set(handle, op);
+    const line = opLine(op, '+', this.now());
+    return { status: 202, results: [], errors: [], text: line, meta: { mode: 'live', commit_id, op: opMeta(op, '+', line) } };
+  }
+
+  /** wait(oN): a progress line while running; the rows (from the run artifact) once done. */
+  private async wait(op: Operation): Promise<Outcome> {
+    if (op.state === 'running') {
+      const sign: Sign = op.version !== op.seen ? '~' : '=';
+      op.seen = op.version;
+      const line = opLine(op, sign, this.now());
+      return { status: 200, results: [], errors: [], text: line, meta: { op: opMeta(op, sign, line) } };
+    }
+    return this.terminal(op);
+  }
+
+  private async terminal(op: Operation): Promise<Outcome> {
+    const sign = terminalSign(op.state);
+    const line = opLine(op, sign, this.now());
+    const snap = op.run_id ? await this.deps.artifacts.get(op.run_id) : undefined;
+    const results: ResultBlock[] = (op.blocks ?? []).map(({ step, ...b }) => ({ ...b, rows: snap?.steps.find((x) => x.id === step)?.rows ?? [] }));
+    return { status: 200, results, errors: op.errors, text: line, meta: { op: opMeta(op, sign, line), ...(op.run_id ? { run_id: op.run_id } : {}), status: op.state } };
+  }
+
+  /** cancel(oN): stop a running operation (cooperatively) and answer its terminal line. */
+  private async cancel(op: Operation): Promise<Outcome> {
+    if (op.state === 'running') {
+      op.controller.abort();
+      await op.done;
+    }
+    return this.terminal(op);
+  }
+
+  /** The current line of an operation (the SSE snapshot) and whether it has ended. */
+  snapshotLine(op: Operation): { line: string; terminal: boolean } {
+    if (op.state === 'running') return { line: opLine(op, op.version ? '~' : '+', this.now()), terminal: false };
+    return { line: opLine(op, terminalSign(op.state), this.now()), terminal: true };
+  }
+
+  /** POST .../plan: a client-compiled plan, checked, reviewed and run like a compiled program. */
+  async resolvedPlan(s: ExecuteSession, body: Record<string, unknown>, req: Omit<ProgramRequest, 'program'>): Promise<Outcome> {
+    const plan = checkResolvedPlan(body.plan, this.registry);
+    for (const api of Object.keys(planCatalogs(plan))) {
+      if (!s.pins.has(api)) fail('catalog_not_in_session', `the plan uses catalog \`${api}\`, which this session has not loaded`, `federate it first: POST /execute/${s.prompt_hash}/${s.session}/context {"seeds": ["${api}:<Entity>"]}`);
+    }
+    const clean: Plan = { version: plan.version, steps: plan.steps, bind: plan.bind, return: plan.return };
+    const commit_id = planCommitId(clean);
+    const review = reviewPlan(clean, this.registry);
+    if (req.mode === 'plan') return this.dryRun(s, clean, commit_id, review);
+    return this.runPlan(s, clean, commit_id, review, req, typeof body.program === 'string' ? body.program : undefined);
+  }
+
+  /** The operation `handle` of a session (for streams). */
+  operation(s: ExecuteSession, handle: string): Operation {
+    return s.ops.get(handle) ?? fail('unknown_operation_handle', `\`${handle}\` is not an operation of this session`, 'operations are started with wait=false; their handles come in the accept line');
+  }
+
   /** A stored run of this session. */
   async artifact(s: ExecuteSession, runId: string): Promise<RunSnapshot> {
     const snap = isArtifactId(runId) ? await this.deps.artifacts.get(runId) : undefined;
     const mine = snap?.session?.prompt_hash === s.prompt_hash && snap.session.session === s.session;
     return (mine ? snap : undefined) ?? fail('unknown_run', `no run \`${runId}\` in this session`, 'GET .../runs lists the runs of the session');
   }
+}
+
+/** `_meta.svc.op`: `n` handle, `~` sign, `s` state, `l` the line, `r` run artifact id (when ended). */
+function opMeta(op: Operation, sign: Sign, line: string): Record<string, string> {
+  return { n: op.handle, '~': sign, s: op.state, l: line, ...(op.run_id ? { r: op.run_id } : {}) };
 }

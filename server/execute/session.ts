@@ -10,6 +10,7 @@ import { SymbolTable } from '../../compiler/symbols.js';
 import type { Plan, Review } from '../../compiler/plan.js';
 import type { Registry } from '../../pack/registry.js';
 import type { PageState } from '../../runtime/fetch-rows.js';
+import type { Operation } from './operations.js';
 
 /** A dry-run's acceptance token. */
 export interface PlanToken {
@@ -48,6 +49,9 @@ export interface ExecuteSession {
   pages: Map<string, PageState & { entity: string; used?: boolean }>;
   nextPage: number;
   runs: RunRecord[];
+  /** Background operations oN (running and recently ended). */
+  ops: Map<string, Operation>;
+  nextOp: number;
 }
 
 export const SESSION_LIMITS = {
@@ -79,7 +83,7 @@ export class SessionStore {
     const s: ExecuteSession = {
       prompt_hash: promptHash(entryId, intent), session: randomBytes(8).toString('hex'), tenant, intent,
       created_at: this.now(), last_used: this.now(), pins: new Map([[entryId, entry.cgs_hash]]), symbols: new SymbolTable(),
-      teaching: '', tokens: new Map(), nextToken: 0, pages: new Map(), nextPage: 1, runs: [],
+      teaching: '', tokens: new Map(), nextToken: 0, pages: new Map(), nextPage: 1, runs: [], ops: new Map(), nextOp: 1,
     };
     this.sessions.set(key(s.prompt_hash, s.session), s);
     while (this.sessions.size > this.limits.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);

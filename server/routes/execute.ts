@@ -11,6 +11,8 @@ import { mediaType, parseJsonObject, readBody } from '../http/body.js';
 import { negotiate, type Format } from '../http/format.js';
 import type { Params, Router } from '../http/router.js';
 import { sendJson, sendOutcome } from '../http/respond.js';
+import { RESOLVED_PLAN_TYPE } from '../execute/resolved-plan.js';
+import { streamOperation } from '../http/sse.js';
 
 export interface ExecuteRouteDeps {
   service: ExecuteService;
@@ -43,6 +45,22 @@ function flag(name: string, v: unknown): boolean | undefined {
   throw new SvcFailure([svcError('bad_arguments', `\`${name}\` must be true or false`, { hint: `write ${name}=true or ${name}=false` })]);
 }
 
+/** mode, wait, force and plan_commit_ref from the query (which wins) or a JSON body. */
+function runFlags(url: URL, body: Record<string, unknown>): Omit<ProgramRequest, 'program'> {
+  const q = url.searchParams;
+  const mode = q.get('mode') ?? (typeof body.mode === 'string' ? body.mode : 'live');
+  if (mode !== 'plan' && mode !== 'live' && mode !== 'run') throw new SvcFailure([svcError('bad_arguments', `mode \`${mode}\` is not plan or live`, { hint: 'mode=plan dry-runs; leave it out to run' })]);
+  const ref = q.get('plan_commit_ref') ?? body.plan_commit_ref;
+  if (ref !== undefined && ref !== null && (typeof ref !== 'string' || !/^pc\d+$/.test(ref))) throw new SvcFailure([svcError('bad_arguments', '`plan_commit_ref` must be a pcN from a dry-run', { hint: 'dry-run with mode=plan to get one' })]);
+  const out: Omit<ProgramRequest, 'program'> = {
+    mode: mode === 'plan' ? 'plan' : 'live',
+    wait: flag('wait', q.get('wait') ?? body.wait) ?? true,
+    force: flag('force', q.get('force') ?? body.force) ?? false,
+  };
+  if (typeof ref === 'string') out.plan_commit_ref = ref;
+  return out;
+}
+
 /** The program request from the body (plain text or JSON) and the query parameters (which win). */
 export async function programRequest(req: IncomingMessage, url: URL): Promise<ProgramRequest> {
   const text = await readBody(req);
@@ -62,19 +80,7 @@ export async function programRequest(req: IncomingMessage, url: URL): Promise<Pr
     throw new SvcFailure([svcError('unsupported_media_type', `a program is sent as text/plain or application/json, not ${type}`, { hint: 'POST the program text with Content-Type: text/plain' })]);
   }
   if (typeof program !== 'string' || !program.trim()) throw new SvcFailure([svcError('bad_arguments', 'the program is empty', { hint: 'send a program such as e1(city="Berlin")[name] as the body' })]);
-  const q = url.searchParams;
-  const mode = q.get('mode') ?? (typeof body.mode === 'string' ? body.mode : 'live');
-  if (mode !== 'plan' && mode !== 'live' && mode !== 'run') throw new SvcFailure([svcError('bad_arguments', `mode \`${mode}\` is not plan or live`, { hint: 'mode=plan dry-runs; leave it out to run' })]);
-  const ref = q.get('plan_commit_ref') ?? body.plan_commit_ref;
-  if (ref !== undefined && ref !== null && (typeof ref !== 'string' || !/^pc\d+$/.test(ref))) throw new SvcFailure([svcError('bad_arguments', '`plan_commit_ref` must be a pcN from a dry-run', { hint: 'dry-run with mode=plan to get one' })]);
-  const out: ProgramRequest = {
-    program,
-    mode: mode === 'plan' ? 'plan' : 'live',
-    wait: flag('wait', q.get('wait') ?? body.wait) ?? true,
-    force: flag('force', q.get('force') ?? body.force) ?? false,
-  };
-  if (typeof ref === 'string') out.plan_commit_ref = ref;
-  return out;
+  return { program, ...runFlags(url, body) };
 }
 
 export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
@@ -94,6 +100,20 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
     const format = formatOf(req);
     const s = session(req, p);
     sendOutcome(res, deps.service.context(s, await jsonBody(req)), format);
+  });
+  router.add('POST', '/execute/:ph/:sid/plan', async (req, res, p, url) => {
+    const format = formatOf(req);
+    const s = session(req, p);
+    if (mediaType(req) !== RESOLVED_PLAN_TYPE) throw new SvcFailure([svcError('unsupported_media_type', `a resolved plan is sent as ${RESOLVED_PLAN_TYPE}`, { hint: 'programs go to POST /execute/{prompt_hash}/{session} as text/plain' })]);
+    const body = parseJsonObject(await readBody(req));
+    for (const k of Object.keys(body)) {
+      if (!['plan', 'program', 'wait', 'force', 'plan_commit_ref', 'mode'].includes(k)) throw new SvcFailure([svcError('bad_arguments', `unknown body key \`${k}\``, { hint: 'the body takes plan, program, wait, force, plan_commit_ref and mode' })]);
+    }
+    sendOutcome(res, await deps.service.resolvedPlan(s, body, runFlags(url, body)), format);
+  });
+  router.add('GET', '/execute/:ph/:sid/operations/:handle/stream', (req, res, p) => {
+    const s = session(req, p);
+    streamOperation(req, res, deps.service, deps.service.operation(s, p.handle!));
   });
   router.add('GET', '/execute/:ph/:sid/symbols', (req, res, p) => {
     const s = session(req, p);
