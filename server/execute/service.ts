@@ -209,6 +209,7 @@ export class ExecuteService {
 
   private async continuation(s: ExecuteSession, c: ContinuationStmt): Promise<Outcome> {
     if (c.kind !== 'page') {
+      trimOperations(s.ops, this.now());
       const op = s.ops.get(c.handle.text) ?? fail('unknown_operation_handle', `\`${c.handle.text}\` is not an operation of this session`, `operations are started with wait=false; their handles come in the accept line${s.ops.size ? `; this session has ${[...s.ops.keys()].join(', ')}` : ''}`);
       return c.kind === 'wait' ? this.wait(op) : this.cancel(op);
     }
