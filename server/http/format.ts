@@ -108,7 +108,7 @@ function plain(o: Outcome, source?: string): string {
   const out: string[] = [];
   if (o.text) out.push(o.text);
   for (const b of o.results) {
-    out.push(`${b.entity}: ${b.rows.length}${b.total !== undefined ? ` of ${b.total}` : ''} row${b.rows.length === 1 ? '' : 's'}`);
+    out.push(`${b.entity}: ${b.rows.length}${b.total !== undefined ? ` of ${b.total}` : ''} row${(b.total ?? b.rows.length) === 1 ? '' : 's'}`);
     out.push(table(b.rows));
     if (b.next) out.push(`more: page(${b.next})[..]`);
   }

@@ -1,0 +1,75 @@
+import t from 'tap';
+import { negotiate, table, outcomeObject, render } from '../../server/http/format.js';
+import { applyProgress, opLine, trimOperations, TERMINAL_OPS_KEPT, TERMINAL_OP_TTL_MS, type Operation } from '../../server/execute/operations.js';
+import { Router } from '../../server/http/router.js';
+import { promptHash } from '../../server/execute/session.js';
+
+t.test('Accept negotiation', async (t) => {
+  t.equal(negotiate(undefined), 'toon', 'no Accept: text/toon');
+  t.equal(negotiate(''), 'toon');
+  t.equal(negotiate('*/*'), 'toon');
+  t.equal(negotiate('text/plain'), 'plain');
+  t.equal(negotiate('application/json'), 'json');
+  t.equal(negotiate('application/x-ndjson'), 'ndjson');
+  t.equal(negotiate('text/html, application/json;q=0.9, */*;q=0.1'), 'json', 'highest q that we serve');
+  t.equal(negotiate('text/plain;q=0.2, application/json;q=0.8'), 'json');
+  t.equal(negotiate('application/json;q=0'), undefined, 'q=0 refuses');
+  t.equal(negotiate('image/png'), undefined, 'nothing we serve: 406');
+});
+
+t.test('formats carry rows, the page handle, meta and errors', async (t) => {
+  const o = { status: 200, results: [{ entity: 'brewery:Brewery', rows: [{ id: 'b-1', name: 'A\tB' }], total: 42, next: 'pg1' }], errors: [], meta: { mode: 'live' as const, run_id: 'pr1' } };
+  t.match(outcomeObject(o), { entity: 'brewery:Brewery', count: 1, total: 42, more: 'page(pg1)[..]', rows: [{ id: 'b-1' }], _meta: { svc: { run_id: 'pr1' } } });
+  const plain = render(o, 'plain');
+  t.match(plain, /brewery:Brewery: 1 of 42 rows/);
+  t.match(plain, /more: page\(pg1\)\[\.\.\]/);
+  t.notMatch(plain, /\t/, 'no tab inside cells');
+  const nd = render(o, 'ndjson').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.same(nd[0], { id: 'b-1', name: 'A\tB' });
+  t.match(nd[1], { results: [{ more: 'page(pg1)[..]', total: 42 }], _meta: { svc: { mode: 'live' } } });
+  t.match(render(o, 'toon'), /rows\[1\]\{id,name\}:/);
+  t.equal(table([]), '(no rows)');
+});
+
+function op(): Operation {
+  return { handle: 'o1', state: 'running', started: 0, steps: 2, progress: new Map(), version: 0, seen: 0, controller: new AbortController(), errors: [], listeners: new Set(), done: Promise.resolve() };
+}
+
+t.test('operation lines and progress folding', async (t) => {
+  const o = op();
+  t.match(opLine(o, '+', 0), /^\+ o1 started: 2 steps/);
+  t.ok(applyProgress(o, { kind: 'step', step: 'n1', phase: 'running', pages: 1, rows: 10, calls: 1, elapsed_ms: 5 }));
+  t.notOk(applyProgress(o, { kind: 'step', step: 'n1', phase: 'running', pages: 1, rows: 10, calls: 1, elapsed_ms: 9 }), 'the same counts change nothing');
+  t.notOk(applyProgress(o, { kind: 'start', phase: 'started', pages: 0, rows: 0, calls: 0, elapsed_ms: 0 }));
+  t.match(opLine(o, '~', 2500), /^~ o1 running: 0\/2 steps, 1 page, 10 rows, 2\.5 s/);
+  t.match(opLine(o, '=', 2500), /^= o1 running, unchanged since the last poll: 0\/2 steps/);
+  o.state = 'failed';
+  o.errors = [{ code: 'vendor_error', message: 'brewery answered 500' }];
+  t.match(opLine(o, '?', 3000), /^\? o1 failed: vendor_error: brewery answered 500/);
+});
+
+t.test('terminal operations are bounded in count and age', async (t) => {
+  const ops = new Map<string, Operation>();
+  for (let i = 1; i <= 40; i++) ops.set(`o${i}`, { ...op(), handle: `o${i}`, state: 'succeeded', ended: 1000 + i });
+  ops.set('o41', { ...op(), handle: 'o41' });
+  trimOperations(ops, 2000);
+  t.equal([...ops.values()].filter((o) => o.state !== 'running').length, TERMINAL_OPS_KEPT);
+  t.ok(ops.has('o41'), 'running ones stay');
+  t.notOk(ops.has('o1'), 'the oldest went first');
+  trimOperations(ops, 2000 + TERMINAL_OP_TTL_MS);
+  t.same([...ops.keys()], ['o41'], 'expired terminal ones go');
+});
+
+t.test('router: params, 405 with allowed methods, 404', async (t) => {
+  const r = new Router().add('GET', '/v1/registry/:id', () => {}).add('POST', '/execute/:ph/:sid', () => {});
+  t.match(r.match('GET', '/v1/registry/brew%20ery'), { kind: 'found', params: { id: 'brew ery' } });
+  t.same(r.match('DELETE', '/v1/registry/x'), { kind: 'method', allow: ['GET'] });
+  t.same(r.match('GET', '/nope'), { kind: 'none' });
+  t.same(r.match('GET', '/v1/registry/%E0%A4%A'), { kind: 'none' }, 'a malformed escape matches nothing');
+});
+
+t.test('prompt_hash is 16 hex, stable per entry and intent', async (t) => {
+  t.match(promptHash('brewery', 'x'), /^[0-9a-f]{16}$/);
+  t.equal(promptHash('brewery', 'x'), promptHash('brewery', 'x'));
+  t.not(promptHash('brewery', 'x'), promptHash('brewery', 'y'));
+});
