@@ -143,6 +143,20 @@ export const CODES = {
   auth_required: { status: 401, about: 'a control-plane or inbound credential is missing' },
   forbidden: { status: 403, about: 'the credential is wrong or does not reach this resource' },
   reload_unavailable: { status: 409, about: 'catalog reload needs a server started with --catalog-dir' },
+  // inbound authentication (server/auth/)
+  auth_config_invalid: { status: 500, about: 'the inbound auth settings cannot start the server' },
+  auth_token_expired: { status: 401, about: 'the JWT has expired (exp)' },
+  auth_token_not_yet_valid: { status: 401, about: 'the JWT is not valid yet (nbf)' },
+  auth_bad_signature: { status: 401, about: 'the JWT signature does not verify with the configured secret' },
+  auth_bad_algorithm: { status: 401, about: 'the JWT is not signed with HS256' },
+  auth_malformed_token: { status: 401, about: 'the bearer token is not a well-formed JWT' },
+  auth_missing_claim: { status: 401, about: 'the JWT lacks sub or tenant_id (tid)' },
+  auth_bad_issuer: { status: 401, about: 'the JWT iss does not match SVC_AUTH_JWT_ISSUER' },
+  auth_bad_audience: { status: 401, about: 'the JWT aud does not match SVC_AUTH_JWT_AUDIENCE' },
+  auth_unknown_key: { status: 401, about: 'the X-API-Key is not in the key file' },
+  auth_method_unavailable: { status: 401, about: 'the server is not configured for this kind of credential' },
+  auth_ambiguous: { status: 401, about: 'both a bearer token and an API key were sent' },
+  bad_authorization_header: { status: 401, about: 'the Authorization header is not `Bearer <token>`' },
   internal_error: { status: 500, about: 'a bug in svc; the message carries no detail' },
 } as const satisfies Record<string, { status: number; about: string }>;
 

@@ -16,6 +16,7 @@ import { Router } from './http/router.js';
 import { sendErrors, sendFormattedErrors, sendJson } from './http/respond.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { executeRoutes } from './routes/execute.js';
+import { ANONYMOUS, InboundAuth, wwwAuthenticate, type Principal } from './auth/inbound.js';
 
 export const SVC_VERSION = '0.1.0';
 
@@ -33,6 +34,8 @@ export interface AppOptions {
   /** Secret of the reload route (`SVC_CONTROL_PLANE_SECRET`); unset disables reload. */
   controlPlaneSecret?: string;
   now?: () => number;
+  /** Inbound authentication (default: mode off, every caller anonymous). */
+  auth?: InboundAuth;
   /** Where unexpected failures are logged (never sent to clients). */
   log?: (line: string) => void;
 }
@@ -43,16 +46,23 @@ export class SvcApp {
   readonly service: ExecuteService;
   private readonly router = new Router();
   private readonly started: number;
+  private readonly auth: InboundAuth;
+  private readonly principals = new WeakMap<IncomingMessage, Principal>();
 
   constructor(private readonly opts: AppOptions) {
     const now = opts.now ?? Date.now;
     this.started = now();
     this.registry = opts.registry;
+    this.auth = opts.auth ?? new InboundAuth({ mode: 'off' });
     this.sessions = new SessionStore(now);
     this.service = new ExecuteService({ registry: () => this.registry, sessions: this.sessions, artifacts: opts.artifacts, runtime: opts.runtime ?? {}, now, ...(opts.maxRunningOps ? { maxRunningOps: opts.maxRunningOps } : {}) });
     this.router.add('GET', '/v1/health', (_req, res) => sendJson(res, 200, { status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: this.sessions.size, uptime_s: Math.round((now() - this.started) / 1000) }));
     catalogRoutes(this.router, () => this.registry);
-    executeRoutes(this.router, { service: this.service, sessions: this.sessions, registry: () => this.registry, tenant: () => '' });
+    executeRoutes(this.router, { service: this.service, sessions: this.sessions, registry: () => this.registry, tenant: (req) => this.principal(req).tenant });
+    this.router.add('GET', '/v1/incoming-auth/context', (req, res) => {
+      const p = this.principal(req);
+      sendJson(res, 200, { mode: this.auth.mode, authenticated: p.method !== 'anonymous', method: p.method, subject: p.subject ?? null, tenant_id: p.method === 'anonymous' ? null : p.tenant });
+    });
     this.router.add('POST', '/internal/catalog-registry/v1/reload', (req, res) => this.reload(req, res));
   }
 
@@ -70,6 +80,15 @@ export class SvcApp {
       if (m.kind === 'method') {
         return sendErrors(res, [svcError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, { hint: `use ${m.allow.join(' or ')}` })], { allow: m.allow.join(', ') });
       }
+      if (isProtected(url.pathname)) {
+        const p = await this.auth.authenticate(req.headers);
+        if (!('method' in p)) {
+          const headers = { 'www-authenticate': wwwAuthenticate(p) };
+          if (url.pathname.startsWith('/execute')) return sendFormattedErrors(res, [p], negotiate(req.headers.accept) ?? 'json', headers);
+          return sendErrors(res, [p], headers);
+        }
+        this.principals.set(req, p);
+      }
       await m.handler(req, res, m.params, url);
     } catch (e) {
       const errors: SvcError[] = e instanceof SvcFailure ? e.errors : [svcError('internal_error', 'the server failed on this request', { hint: 'this is a bug in svc; the server log has the details' })];
@@ -81,6 +100,10 @@ export class SvcApp {
       sendErrors(res, errors);
     }
   };
+
+  private principal(req: IncomingMessage): Principal {
+    return this.principals.get(req) ?? ANONYMOUS;
+  }
 
   private async reload(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const given = req.headers['x-svc-control-plane-secret'];
@@ -99,6 +122,11 @@ export class SvcApp {
       problems: loaded.problems.map((p) => ({ code: p.code, message: p.message, ...(p.file ? { file: p.file.split(/[\\/]/).pop() } : {}) })),
     });
   }
+}
+
+/** Routes that need credentials when inbound auth is on (SPEC): all but /v1/health and the reload route. */
+export function isProtected(path: string): boolean {
+  return path === '/v1/registry' || path.startsWith('/v1/registry/') || path === '/v1/discover' || path === '/v1/incoming-auth/context' || path === '/execute' || path.startsWith('/execute/');
 }
 
 /** Constant-time comparison of two secrets of any lengths. */

@@ -8,6 +8,7 @@ import { teachabilityCheck } from '../../compiler/teachable.js';
 import { addCatalogOptions, loadFromFlags, parseBackendFlags, reportProblems, type CatalogFlags } from '../catalog-options.js';
 import { describeRegistry } from './catalogs.js';
 import { parsePort } from './demo.js';
+import { inboundAuthFromEnv } from '../../server/auth/inbound.js';
 
 interface ServeFlags extends CatalogFlags { http?: boolean; mcp?: boolean; port: number; host: string }
 
@@ -21,6 +22,9 @@ export function serveCommand(): Command {
     .addHelpText('after', `
 Environment:
   SVC_MAX_RUNNING_OPS_PER_SESSION   background operations (wait=false) running at once per session (default 16)
+  SVC_INCOMING_AUTH_MODE            off (default), optional or required (see docs/auth.md)
+  SVC_AUTH_JWT_SECRET               HMAC secret of HS256 bearer JWTs; SVC_AUTH_JWT_ISSUER / SVC_AUTH_JWT_AUDIENCE check iss / aud
+  SVC_AUTH_API_KEYS_FILE            JSON array of {key, tenant_id, subject} for X-API-Key
   SVC_CONTROL_PLANE_SECRET          enables POST /internal/catalog-registry/v1/reload (header x-svc-control-plane-secret)
   SVC_BACKEND_URL_<ENTRY_ID>        backend URL override of one catalog (--backend wins)
   SVC_RUN_ARTIFACTS_URL             memory: (default) or file:///abs/dir for run snapshots
@@ -49,6 +53,7 @@ export async function startServe(flags: ServeFlags, env: Record<string, string |
   const loaded = await loadFromFlags(flags);
   reportProblems(loaded);
   if (loaded.registry.size === 0) throw new SvcFailure([svcError('catalog_dir_empty', 'no catalog could be loaded', { hint: 'pack catalogs with `svc pack <src> --out <dir>` and pass --catalog-dir <dir>' })]);
+  const auth = await inboundAuthFromEnv(env);
   const settings = artifactSettingsFromEnv(env);
   const artifacts = await storeFromUrl(settings.url, settings);
   const app = new SvcApp({
@@ -58,11 +63,13 @@ export async function startServe(flags: ServeFlags, env: Record<string, string |
     artifacts,
     runtime: { env },
     maxRunningOps: maxRunningOpsFromEnv(env),
+    auth,
     ...(env.SVC_CONTROL_PLANE_SECRET ? { controlPlaneSecret: env.SVC_CONTROL_PLANE_SECRET } : {}),
     log: (l) => process.stderr.write(l + '\n'),
   });
   out(`loaded ${loaded.registry.size} catalog${loaded.registry.size === 1 ? '' : 's'}:\n${describeRegistry(loaded.registry)}`);
   const listening = await listen(app, flags.port, flags.host);
+  out(`inbound auth: ${auth.mode}${auth.mode === 'off' ? '' : ` (${[auth.config.jwtSecret ? 'JWT HS256' : '', auth.config.apiKeys ? `${auth.config.apiKeys.length} API keys` : ''].filter(Boolean).join(', ')})`}\n`);
   out(`svc ${http ? 'HTTP' : ''}${http && mcp ? ' + ' : ''}${mcp ? 'MCP' : ''} listening on ${listening.url}\n`);
   if (mcp) out('note: the MCP surface is not part of this build yet; only the HTTP routes answer\n');
   return { listening, app, stop: async () => { await listening.close(); await artifacts.close(); } };

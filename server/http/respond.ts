@@ -46,6 +46,6 @@ export function sendOutcome(res: ServerResponse, o: Outcome, format: Format, sou
   send(res, o.status, CONTENT_TYPES[format], render(o, format, source));
 }
 
-export function sendFormattedErrors(res: ServerResponse, errors: SvcError[], format: Format, source?: string): void {
-  send(res, statusOf(errors), CONTENT_TYPES[format], renderErrors(errors, format, source));
+export function sendFormattedErrors(res: ServerResponse, errors: SvcError[], format: Format, headers: Record<string, string> = {}): void {
+  send(res, statusOf(errors), CONTENT_TYPES[format], renderErrors(errors, format), headers);
 }

@@ -1,0 +1,151 @@
+/**
+ * Inbound authentication: `SVC_INCOMING_AUTH_MODE` off (default) / optional / required, HS256 JWTs
+ * verified with jose (`sub` and `tenant_id` or `tid` required, `exp` validated, `iss`/`aud` when
+ * configured) and API keys from a JSON file compared in constant time. The resulting principal's
+ * tenant scopes execute sessions. Credentials are never echoed.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { errors as joseErrors, jwtVerify } from 'jose';
+import { svcError, SvcFailure, type ErrorCode, type SvcError } from '../../common/errors.js';
+
+export type AuthMode = 'off' | 'optional' | 'required';
+
+export interface Principal {
+  /** How the caller authenticated. */
+  method: 'jwt' | 'api_key' | 'anonymous';
+  subject?: string;
+  /** Tenant scope of execute sessions; '' for anonymous callers. */
+  tenant: string;
+}
+
+export interface ApiKeyRow { key: string; tenant_id: string; subject: string }
+
+export interface InboundAuthConfig {
+  mode: AuthMode;
+  jwtSecret?: string;
+  issuer?: string;
+  audience?: string;
+  apiKeys?: ApiKeyRow[];
+}
+
+export const ANONYMOUS: Principal = { method: 'anonymous', tenant: '' };
+
+const startupFail = (message: string, hint: string): never => {
+  throw new SvcFailure([svcError('auth_config_invalid', message, { hint })]);
+};
+
+/** Read the settings from the environment; every startup failure of SPEC is a clear SvcFailure. */
+export async function inboundAuthFromEnv(env: Record<string, string | undefined>): Promise<InboundAuth> {
+  const mode = (env.SVC_INCOMING_AUTH_MODE ?? 'off').trim() || 'off';
+  if (mode !== 'off' && mode !== 'optional' && mode !== 'required') startupFail(`SVC_INCOMING_AUTH_MODE=${JSON.stringify(mode)} is not off, optional or required`, 'unset it (off) or set optional or required');
+  const cfg: InboundAuthConfig = { mode: mode as AuthMode };
+  if (env.SVC_AUTH_JWT_SECRET) cfg.jwtSecret = env.SVC_AUTH_JWT_SECRET;
+  if (env.SVC_AUTH_JWT_ISSUER) cfg.issuer = env.SVC_AUTH_JWT_ISSUER;
+  if (env.SVC_AUTH_JWT_AUDIENCE) cfg.audience = env.SVC_AUTH_JWT_AUDIENCE;
+  if (env.SVC_AUTH_API_KEYS_FILE) cfg.apiKeys = await readKeyFile(env.SVC_AUTH_API_KEYS_FILE);
+  if (cfg.mode === 'required' && !cfg.jwtSecret && !cfg.apiKeys) {
+    startupFail('SVC_INCOMING_AUTH_MODE=required needs SVC_AUTH_JWT_SECRET or SVC_AUTH_API_KEYS_FILE', 'set an HS256 secret for JWTs, a JSON key file for API keys, or both');
+  }
+  return new InboundAuth(cfg);
+}
+
+/** The key file: a JSON array of {key, tenant_id, subject}, all non-empty strings. */
+export async function readKeyFile(path: string): Promise<ApiKeyRow[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    return startupFail(`SVC_AUTH_API_KEYS_FILE cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 'point it at a JSON file: [{"key": "...", "tenant_id": "...", "subject": "..."}]');
+  }
+  let rows: unknown;
+  try { rows = JSON.parse(text); } catch { return startupFail('SVC_AUTH_API_KEYS_FILE is not valid JSON', 'write a JSON array of {"key", "tenant_id", "subject"} objects'); }
+  if (!Array.isArray(rows)) return startupFail('SVC_AUTH_API_KEYS_FILE must hold a JSON array', 'write [{"key": "...", "tenant_id": "...", "subject": "..."}]');
+  rows.forEach((r, i) => {
+    const o = r as Record<string, unknown> | null;
+    const ok = o && typeof o === 'object' && ['key', 'tenant_id', 'subject'].every((k) => typeof o[k] === 'string' && (o[k] as string).length > 0);
+    if (!ok) startupFail(`entry ${i} of SVC_AUTH_API_KEYS_FILE needs non-empty string key, tenant_id and subject`, 'fix that entry; the server does not start with a malformed key file');
+  });
+  return (rows as ApiKeyRow[]).map((r) => ({ key: r.key, tenant_id: r.tenant_id, subject: r.subject }));
+}
+
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+export class InboundAuth {
+  private readonly secret?: Uint8Array;
+  private readonly keys: Array<{ digest: Buffer; row: ApiKeyRow }>;
+
+  constructor(readonly config: InboundAuthConfig) {
+    if (config.jwtSecret) this.secret = new TextEncoder().encode(config.jwtSecret);
+    this.keys = (config.apiKeys ?? []).map((row) => ({ digest: digest(row.key), row }));
+  }
+
+  get mode(): AuthMode {
+    return this.config.mode;
+  }
+
+  /** The principal of a request, or the 401 problem. In mode off every caller is anonymous. */
+  async authenticate(headers: Record<string, string | string[] | undefined>): Promise<Principal | SvcError> {
+    if (this.mode === 'off') return ANONYMOUS;
+    const authz = headers.authorization;
+    const apiKey = headers['x-api-key'];
+    if (authz !== undefined && apiKey !== undefined) return fail('auth_ambiguous', 'send either Authorization: Bearer or X-API-Key, not both', 'keep one credential');
+    if (authz !== undefined) return this.bearer(String(authz));
+    if (apiKey !== undefined) return this.apiKey(String(apiKey));
+    if (this.mode === 'required') return fail('auth_required', 'this server requires credentials', 'send Authorization: Bearer <JWT> or X-API-Key: <key> (see docs/auth.md)');
+    return ANONYMOUS;
+  }
+
+  private async bearer(header: string): Promise<Principal | SvcError> {
+    const m = /^Bearer ([^\s]+)$/.exec(header);
+    if (!m) return fail('bad_authorization_header', 'the Authorization header is not `Bearer <token>`', 'write Authorization: Bearer <JWT>');
+    if (!this.secret) return fail('auth_method_unavailable', 'this server does not accept JWTs', 'use X-API-Key, or ask the operator to set SVC_AUTH_JWT_SECRET');
+    try {
+      const { payload } = await jwtVerify(m[1]!, this.secret, {
+        algorithms: ['HS256'],
+        ...(this.config.issuer ? { issuer: this.config.issuer } : {}),
+        ...(this.config.audience ? { audience: this.config.audience } : {}),
+      });
+      const tenant = typeof payload.tenant_id === 'string' ? payload.tenant_id : typeof payload.tid === 'string' ? payload.tid : undefined;
+      if (typeof payload.sub !== 'string' || !payload.sub) return fail('auth_missing_claim', 'the token has no `sub` claim', 'mint tokens with sub (the subject) and tenant_id');
+      if (!tenant) return fail('auth_missing_claim', 'the token has no `tenant_id` (or `tid`) claim', 'mint tokens with tenant_id (alias tid) naming the tenant');
+      return { method: 'jwt', subject: payload.sub, tenant };
+    } catch (e) {
+      return jwtProblem(e);
+    }
+  }
+
+  private apiKey(given: string): Principal | SvcError {
+    const d = digest(given);
+    let found: ApiKeyRow | undefined;
+    // Every key is compared, in constant time, whatever matched before.
+    for (const k of this.keys) if (timingSafeEqual(d, k.digest) && !found) found = k.row;
+    if (!this.keys.length) return fail('auth_method_unavailable', 'this server does not accept API keys', 'use Authorization: Bearer <JWT>, or ask the operator to set SVC_AUTH_API_KEYS_FILE');
+    if (!found) return fail('auth_unknown_key', 'the X-API-Key is not a known key', 'check the key (it is compared exactly, spaces included)');
+    return { method: 'api_key', subject: found.subject, tenant: found.tenant_id };
+  }
+}
+
+function fail(code: ErrorCode, message: string, hint: string): SvcError {
+  return svcError(code, message, { hint });
+}
+
+function jwtProblem(e: unknown): SvcError {
+  if (e instanceof joseErrors.JWTExpired) return fail('auth_token_expired', 'the token has expired', 'mint a new token');
+  if (e instanceof joseErrors.JWTClaimValidationFailed) {
+    if (e.claim === 'nbf') return fail('auth_token_not_yet_valid', 'the token is not valid yet (nbf)', 'check the clocks, or mint a token without a future nbf');
+    if (e.claim === 'iss') return fail('auth_bad_issuer', 'the token issuer (iss) is not the one this server expects', 'mint the token with the configured issuer');
+    if (e.claim === 'aud') return fail('auth_bad_audience', 'the token audience (aud) is not the one this server expects', 'mint the token with the configured audience');
+    if (e.claim === 'iat') return fail('auth_token_not_yet_valid', 'the token was issued in the future (iat)', 'check the clocks');
+    return fail('auth_malformed_token', `the token claim \`${e.claim}\` is invalid`, 'mint a new token');
+  }
+  if (e instanceof joseErrors.JOSEAlgNotAllowed) return fail('auth_bad_algorithm', 'the token is not signed with HS256', 'sign tokens with HS256 and the shared secret');
+  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return fail('auth_bad_signature', 'the token signature does not verify', 'sign tokens with the secret the server has (SVC_AUTH_JWT_SECRET)');
+  return fail('auth_malformed_token', 'the bearer token is not a well-formed JWT', 'send a compact JWS (three base64url parts)');
+}
+
+/** `WWW-Authenticate` of a 401 (RFC 6750 style; no token content). */
+export function wwwAuthenticate(e: SvcError): string {
+  const error = e.code === 'auth_required' ? '' : `, error="invalid_token", error_description="${e.code}"`;
+  return `Bearer realm="svc"${error}, ApiKey realm="svc", header="X-API-Key"`;
+}
