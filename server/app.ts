@@ -12,7 +12,7 @@ import type { ExecuteOptions } from '../runtime/execute.js';
 import { ExecuteService } from './execute/service.js';
 import { SessionStore } from './execute/session.js';
 import { negotiate } from './http/format.js';
-import { Router } from './http/router.js';
+import { canonicalPath, Router } from './http/router.js';
 import { sendErrors, sendFormattedErrors, sendJson } from './http/respond.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { executeRoutes } from './routes/execute.js';
@@ -44,7 +44,7 @@ export class SvcApp {
   registry: Registry;
   readonly sessions: SessionStore;
   readonly service: ExecuteService;
-  private readonly router = new Router();
+  readonly router = new Router();
   private readonly started: number;
   private readonly auth: InboundAuth;
   private readonly principals = new WeakMap<IncomingMessage, Principal>();
@@ -80,11 +80,11 @@ export class SvcApp {
       if (m.kind === 'method') {
         return sendErrors(res, [svcError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, { hint: `use ${m.allow.join(' or ')}` })], { allow: m.allow.join(', ') });
       }
-      if (isProtected(url.pathname)) {
+      if (isProtected(m.pattern)) {
         const p = await this.auth.authenticate(req.headers);
         if (!('method' in p)) {
           const headers = { 'www-authenticate': wwwAuthenticate(p) };
-          if (url.pathname.startsWith('/execute')) return sendFormattedErrors(res, [p], negotiate(req.headers.accept) ?? 'json', headers);
+          if (isExecutePath(url.pathname)) return sendFormattedErrors(res, [p], negotiate(req.headers.accept) ?? 'json', headers);
           return sendErrors(res, [p], headers);
         }
         this.principals.set(req, p);
@@ -93,7 +93,7 @@ export class SvcApp {
     } catch (e) {
       const errors: SvcError[] = e instanceof SvcFailure ? e.errors : [svcError('internal_error', 'the server failed on this request', { hint: 'this is a bug in svc; the server log has the details' })];
       if (!(e instanceof SvcFailure)) this.opts.log?.(`internal error on ${req.method} ${url.pathname}: ${(e as Error)?.stack ?? String(e)}`);
-      if (url.pathname.startsWith('/execute')) {
+      if (isExecutePath(url.pathname)) {
         const format = negotiate(req.headers.accept) ?? 'json';
         return sendFormattedErrors(res, errors, format);
       }
@@ -124,9 +124,19 @@ export class SvcApp {
   }
 }
 
-/** Routes that need credentials when inbound auth is on (SPEC): all but /v1/health and the reload route. */
-export function isProtected(path: string): boolean {
-  return path === '/v1/registry' || path.startsWith('/v1/registry/') || path === '/v1/discover' || path === '/v1/incoming-auth/context' || path === '/execute' || path.startsWith('/execute/');
+/**
+ * Routes that need credentials when inbound auth is on (SPEC): all but /v1/health and the reload
+ * route (which has its own secret). `pattern` is the matched route pattern, so no spelling of a path
+ * (`/v1//registry`, `/v1/%72egistry`, a trailing slash) can reach a protected handler without a check.
+ */
+export function isProtected(pattern: string): boolean {
+  return pattern === '/v1/registry' || pattern.startsWith('/v1/registry/') || pattern === '/v1/discover' || pattern === '/v1/incoming-auth/context' || pattern === '/execute' || pattern.startsWith('/execute/');
+}
+
+/** Execute routes answer errors in the negotiated format; decided on the canonical path. */
+function isExecutePath(pathname: string): boolean {
+  const p = canonicalPath(pathname);
+  return p !== undefined && (p === '/execute' || p.startsWith('/execute/'));
 }
 
 /** Constant-time comparison of two secrets of any lengths. */

@@ -65,6 +65,16 @@ export async function readKeyFile(path: string): Promise<ApiKeyRow[]> {
     const o = r as Record<string, unknown> | null;
     const ok = o && typeof o === 'object' && ['key', 'tenant_id', 'subject'].every((k) => typeof o[k] === 'string' && (o[k] as string).length > 0);
     if (!ok) startupFail(`entry ${i} of SVC_AUTH_API_KEYS_FILE needs non-empty string key, tenant_id and subject`, 'fix that entry; the server does not start with a malformed key file');
+    const key = (o as { key: string }).key;
+    // HTTP strips the spaces around a header value, so such a key could never be presented.
+    if (key !== key.trim()) startupFail(`entry ${i} of SVC_AUTH_API_KEYS_FILE has a key with leading or trailing white space`, 'remove the white space: HTTP drops it from the X-API-Key header, so that key could never match');
+  });
+  const seen = new Map<string, number>();
+  rows.forEach((r, i) => {
+    const key = (r as { key: string }).key;
+    const first = seen.get(key);
+    if (first !== undefined) startupFail(`entries ${first} and ${i} of SVC_AUTH_API_KEYS_FILE have the same key`, 'give every principal its own key; one key cannot name two tenants');
+    seen.set(key, i);
   });
   return (rows as ApiKeyRow[]).map((r) => ({ key: r.key, tenant_id: r.tenant_id, subject: r.subject }));
 }
@@ -97,12 +107,13 @@ export class InboundAuth {
   }
 
   private async bearer(header: string): Promise<Principal | SvcError> {
-    const m = /^Bearer ([^\s]+)$/.exec(header);
+    const m = /^Bearer +(\S+)$/i.exec(header);
     if (!m) return fail('bad_authorization_header', 'the Authorization header is not `Bearer <token>`', 'write Authorization: Bearer <JWT>');
     if (!this.secret) return fail('auth_method_unavailable', 'this server does not accept JWTs', 'use X-API-Key, or ask the operator to set SVC_AUTH_JWT_SECRET');
     try {
       const { payload } = await jwtVerify(m[1]!, this.secret, {
         algorithms: ['HS256'],
+        requiredClaims: ['exp'],
         ...(this.config.issuer ? { issuer: this.config.issuer } : {}),
         ...(this.config.audience ? { audience: this.config.audience } : {}),
       });
@@ -121,7 +132,7 @@ export class InboundAuth {
     // Every key is compared, in constant time, whatever matched before.
     for (const k of this.keys) if (timingSafeEqual(d, k.digest) && !found) found = k.row;
     if (!this.keys.length) return fail('auth_method_unavailable', 'this server does not accept API keys', 'use Authorization: Bearer <JWT>, or ask the operator to set SVC_AUTH_API_KEYS_FILE');
-    if (!found) return fail('auth_unknown_key', 'the X-API-Key is not a known key', 'check the key (it is compared exactly, spaces included)');
+    if (!found) return fail('auth_unknown_key', 'the X-API-Key is not a known key', 'check the key: it is compared exactly, character for character and case-sensitively');
     return { method: 'api_key', subject: found.subject, tenant: found.tenant_id };
   }
 }
@@ -133,6 +144,7 @@ function fail(code: ErrorCode, message: string, hint: string): SvcError {
 function jwtProblem(e: unknown): SvcError {
   if (e instanceof joseErrors.JWTExpired) return fail('auth_token_expired', 'the token has expired', 'mint a new token');
   if (e instanceof joseErrors.JWTClaimValidationFailed) {
+    if (e.claim === 'exp' && e.reason === 'missing') return fail('auth_missing_claim', 'the token has no `exp` claim', 'mint tokens with exp: svc refuses tokens that never expire');
     if (e.claim === 'nbf') return fail('auth_token_not_yet_valid', 'the token is not valid yet (nbf)', 'check the clocks, or mint a token without a future nbf');
     if (e.claim === 'iss') return fail('auth_bad_issuer', 'the token issuer (iss) is not the one this server expects', 'mint the token with the configured issuer');
     if (e.claim === 'aud') return fail('auth_bad_audience', 'the token audience (aud) is not the one this server expects', 'mint the token with the configured audience');
@@ -146,6 +158,7 @@ function jwtProblem(e: unknown): SvcError {
 
 /** `WWW-Authenticate` of a 401 (RFC 6750 style; no token content). */
 export function wwwAuthenticate(e: SvcError): string {
-  const error = e.code === 'auth_required' ? '' : `, error="invalid_token", error_description="${e.code}"`;
+  const kind = e.code === 'bad_authorization_header' || e.code === 'auth_ambiguous' ? 'invalid_request' : 'invalid_token';
+  const error = e.code === 'auth_required' ? '' : `, error="${kind}", error_description="${e.code}"`;
   return `Bearer realm="svc"${error}, ApiKey realm="svc", header="X-API-Key"`;
 }

@@ -9,18 +9,25 @@ export type Handler = (req: IncomingMessage, res: ServerResponse, params: Params
 
 interface Route {
   method: string;
+  pattern: string;
   parts: string[];
   handler: Handler;
 }
 
-export type Match = { kind: 'found'; handler: Handler; params: Params } | { kind: 'method'; allow: string[] } | { kind: 'none' };
+/** `pattern` is the route as registered (`/v1/registry/:id`), whatever spelling the request used. */
+export type Match = { kind: 'found'; handler: Handler; params: Params; pattern: string } | { kind: 'method'; allow: string[] } | { kind: 'none' };
 
 export class Router {
   private readonly routes: Route[] = [];
 
   add(method: string, pattern: string, handler: Handler): this {
-    this.routes.push({ method, parts: pattern.split('/').filter(Boolean), handler });
+    this.routes.push({ method, pattern, parts: pattern.split('/').filter(Boolean), handler });
     return this;
+  }
+
+  /** Every registered route, as `METHOD /pattern` (for checks that each route is classified). */
+  list(): Array<{ method: string; pattern: string }> {
+    return this.routes.map((r) => ({ method: r.method, pattern: r.pattern }));
   }
 
   match(method: string, pathname: string): Match {
@@ -29,11 +36,25 @@ export class Router {
     for (const r of this.routes) {
       const params = matchParts(r.parts, segs);
       if (!params) continue;
-      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { kind: 'found', handler: r.handler, params };
+      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { kind: 'found', handler: r.handler, params, pattern: r.pattern };
       allow.add(r.method);
     }
     return allow.size ? { kind: 'method', allow: [...allow].sort() } : { kind: 'none' };
   }
+}
+
+/**
+ * The path as the router sees it: empty segments dropped and each segment percent-decoded, so
+ * `/v1//registry/` and `/v1/%72egistry` both read `/v1/registry`. Undefined when a segment does not
+ * decode. Decisions about a path (auth, error format) are made on this form, never on the raw one.
+ */
+export function canonicalPath(pathname: string): string | undefined {
+  const out: string[] = [];
+  for (const seg of pathname.split('/')) {
+    if (!seg) continue;
+    try { out.push(decodeURIComponent(seg)); } catch { return undefined; }
+  }
+  return '/' + out.join('/');
 }
 
 function matchParts(parts: string[], segs: string[]): Params | undefined {

@@ -1,7 +1,10 @@
 import t from 'tap';
 import { negotiate, table, outcomeObject, render } from '../../server/http/format.js';
 import { applyProgress, opLine, trimOperations, TERMINAL_OPS_KEPT, TERMINAL_OP_TTL_MS, type Operation } from '../../server/execute/operations.js';
-import { Router } from '../../server/http/router.js';
+import { canonicalPath, Router } from '../../server/http/router.js';
+import { isProtected, SvcApp } from '../../server/app.js';
+import { Registry } from '../../pack/index.js';
+import { MemoryArtifactStore } from '../../runtime/artifacts/index.js';
 import { promptHash } from '../../server/execute/session.js';
 
 t.test('Accept negotiation', async (t) => {
@@ -72,4 +75,25 @@ t.test('prompt_hash is 16 hex, stable per entry and intent', async (t) => {
   t.match(promptHash('brewery', 'x'), /^[0-9a-f]{16}$/);
   t.equal(promptHash('brewery', 'x'), promptHash('brewery', 'x'));
   t.not(promptHash('brewery', 'x'), promptHash('brewery', 'y'));
+});
+
+t.test('every route is either public by name or protected (no route slips past inbound auth)', async (t) => {
+  const artifacts = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 60 });
+  t.teardown(() => artifacts.close());
+  const app = new SvcApp({ registry: new Registry([]), artifacts });
+  const PUBLIC = new Set(['GET /v1/health', 'POST /internal/catalog-registry/v1/reload']);
+  const routes = app.router.list();
+  t.ok(routes.length >= 15, `${routes.length} routes`);
+  for (const r of routes) {
+    const key = `${r.method} ${r.pattern}`;
+    t.equal(isProtected(r.pattern), !PUBLIC.has(key), key);
+  }
+});
+
+t.test('canonicalPath: the spelling the router matches on', async (t) => {
+  t.equal(canonicalPath('/v1//registry/'), '/v1/registry');
+  t.equal(canonicalPath('/v1/%72egistry'), '/v1/registry');
+  t.equal(canonicalPath('/%65xecute/a/b'), '/execute/a/b');
+  t.equal(canonicalPath('/'), '/');
+  t.equal(canonicalPath('/v1/%E0%A4%A'), undefined, 'a segment that does not decode');
 });
