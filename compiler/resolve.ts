@@ -53,6 +53,8 @@ class Resolver {
   private readonly lines: LineIndex;
   private readonly diags: SvcError[] = [];
   private readonly steps: PlanStep[] = [];
+  /** Step ids are never reused, even when a folded parent is dropped (renumber makes them dense). */
+  private stepCount = 0;
   private readonly bindings = new Map<string, Shape>();
   private readonly maxFanout: number;
   private readonly maxLimit: number;
@@ -280,7 +282,7 @@ class Resolver {
    */
   private step(api: string, entity: Entity, cap: Capability, call: Call, args: Arg[], pre: Record<string, Arg | PlanArg>, onRow?: Shape): Shape | undefined {
     const step: PlanStep = {
-      id: `n${this.steps.length + 1}`, op: cap.kind, api, cgs_hash: this.opts.registry.get(api)!.cgs_hash, entity: entity.name,
+      id: `n${++this.stepCount}`, op: cap.kind, api, cgs_hash: this.opts.registry.get(api)!.cgs_hash, entity: entity.name,
       capability: cap.name, args: {}, depends_on: [], effect: WRITE_KINDS.has(cap.kind) ? 'write' : 'read',
     };
     let ok = true;

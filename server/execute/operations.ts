@@ -88,9 +88,12 @@ export function notify(op: Operation, e: OpEvent): void {
   for (const l of [...op.listeners]) l(e);
 }
 
-/** Drop terminal operations beyond the kept count or older than their TTL. */
+/**
+ * Drop terminal operations beyond the kept count (those that ended first go first, so an operation
+ * that just ended is never dropped for older ones) or older than their TTL.
+ */
 export function trimOperations(ops: Map<string, Operation>, now: number): void {
-  const terminal = [...ops.values()].filter((o) => o.state !== 'running');
+  const terminal = [...ops.values()].filter((o) => o.state !== 'running').sort((a, b) => (a.ended ?? 0) - (b.ended ?? 0));
   const excess = terminal.length - TERMINAL_OPS_KEPT;
   terminal.forEach((o, i) => {
     if (i < excess || (o.ended !== undefined && now - o.ended > TERMINAL_OP_TTL_MS)) ops.delete(o.handle);

@@ -136,7 +136,10 @@ export class SessionStore {
   /** Mint the next `pgN` of a session for a page state. */
   mintPage(s: ExecuteSession, state: PageState, entity: string): string {
     const name = `pg${s.nextPage++}`;
-    s.pages.set(name, { ...state, entity });
+    // A continued state carries the server fields of the handle it came from (`used`, `entity`):
+    // a fresh handle is never used.
+    const { used: _used, entity: _entity, ...page } = state as PageState & { used?: boolean; entity?: string };
+    s.pages.set(name, { ...page, entity });
     trim(s.pages, this.limits.maxPages);
     return name;
   }

@@ -46,7 +46,8 @@ export function catalogRoutes(router: Router, registry: () => Registry): void {
     }
     const entry = url.searchParams.get('entry');
     if (entry && !reg.get(entry)) return unknownEntry(res, reg, entry);
-    const rows = discover(reg, q, limit).filter((r) => !entry || r.api === entry);
+    // Filter by entry before the limit, or rows of other entries (sorted first) would eat it.
+    const rows = discover(reg, q, Infinity).filter((r) => !entry || r.api === entry).slice(0, limit);
     const markdown = url.searchParams.get('format') === 'markdown' || (req.headers.accept ?? '').includes('text/markdown');
     if (markdown) return send(res, 200, 'text/markdown; charset=utf-8', discoverMarkdown(q, rows));
     sendJson(res, 200, { intent: q, rows });
