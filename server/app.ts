@@ -111,15 +111,17 @@ export class SvcApp {
     if (typeof given !== 'string' || !given) throw new SvcFailure([svcError('auth_required', 'the reload route needs the x-svc-control-plane-secret header', { hint: 'send the value of SVC_CONTROL_PLANE_SECRET set on the server' })]);
     if (!secret || !sameSecret(given, secret)) throw new SvcFailure([svcError('forbidden', secret ? 'the control-plane secret is wrong' : 'reload is disabled on this server', { hint: secret ? 'send the value of SVC_CONTROL_PLANE_SECRET' : 'start the server with SVC_CONTROL_PLANE_SECRET set to enable reload' })]);
     if (!this.opts.catalogDir) throw new SvcFailure([svcError('reload_unavailable', 'this server was started with --schema: there is no catalog directory to reload', { hint: 'start it with --catalog-dir <dir> to reload catalogs without a restart' })]);
-    const loaded = await loadCatalogDir(this.opts.catalogDir, this.opts.loadOptions ?? {});
-    if (loaded.registry.size === 0) throw new SvcFailure(loaded.problems.length ? loaded.problems : [svcError('catalog_dir_empty', 'the catalog directory holds no loadable catalog', { hint: 'the previous catalogs stay loaded' })]);
+    const dir = this.opts.catalogDir;
+    const loaded = await loadCatalogDir(dir, this.opts.loadOptions ?? {});
+    const problems = loaded.problems.map((p) => withoutDir(p, dir));
+    if (loaded.registry.size === 0) throw new SvcFailure(problems.length ? problems : [svcError('catalog_dir_empty', 'the catalog directory holds no loadable catalog', { hint: 'the previous catalogs stay loaded' })]);
     const before = this.registry;
     this.registry = loaded.registry;
     sendJson(res, 200, {
       reloaded: true,
       entries: loaded.registry.list().map((e) => ({ entry_id: e.entry_id, version: e.version, cgs_hash: e.cgs_hash, changed: before.get(e.entry_id)?.cgs_hash !== e.cgs_hash })),
       removed: before.list().filter((e) => !loaded.registry.get(e.entry_id)).map((e) => e.entry_id),
-      problems: loaded.problems.map((p) => ({ code: p.code, message: p.message, ...(p.file ? { file: p.file.split(/[\\/]/).pop() } : {}) })),
+      problems: problems.map((p) => ({ code: p.code, message: p.message, ...(p.file ? { file: p.file.split(/[\\/]/).pop() } : {}) })),
     });
   }
 }
@@ -137,6 +139,12 @@ export function isProtected(pattern: string): boolean {
 function isExecutePath(pathname: string): boolean {
   const p = canonicalPath(pathname);
   return p !== undefined && (p === '/execute' || p.startsWith('/execute/'));
+}
+
+/** A load problem as a reload caller sees it: the server's catalog directory path reads `<catalog-dir>`. */
+function withoutDir(e: SvcError, dir: string): SvcError {
+  const redact = (s: string) => s.split(dir).join('<catalog-dir>');
+  return { ...e, message: redact(e.message), ...(e.hint !== undefined ? { hint: redact(e.hint) } : {}) };
 }
 
 /** Constant-time comparison of two secrets of any lengths. */
