@@ -17,6 +17,8 @@ const BENCHMARKS: Record<string, Loader> = {
   pack: () => import('./pack.bench.js'),
   compile: () => import('./compile.bench.js'),
   runtime: () => import('./runtime.bench.js'),
+  server: () => import('./server.bench.js'),
+  ops: () => import('./ops.bench.js'),
 };
 
 function environment(): string {

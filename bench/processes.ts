@@ -1,0 +1,68 @@
+/**
+ * Starting the servers of the HTTP benchmarks in child processes (`bench/serve-child.ts`) and
+ * asking them for their CPU time, memory and received requests over IPC; or, for comparison,
+ * in this process (`startInProcess`).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { ChildMessage, ChildUsage } from './serve-child.js';
+
+export interface Child {
+  url: string;
+  pid: number;
+  usage(): Promise<ChildUsage>;
+  stop(): Promise<void>;
+}
+
+const START_TIMEOUT_MS = 30_000;
+
+/**
+ * Fork `serve-child.js` (next to this module in dist/bench) and wait until it listens.
+ * `SVC_BENCH_CPU_PROF=<dir>` profiles the children (`node --cpu-prof`, written when they stop).
+ */
+export async function startChild(kind: 'vendor' | 'svc', args: string[] = []): Promise<Child> {
+  const prof = process.env.SVC_BENCH_CPU_PROF;
+  const execArgv = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`, `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`] : [];
+  const child: ChildProcess = fork(join(import.meta.dirname, 'serve-child.js'), [kind, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`${kind} child did not start within ${START_TIMEOUT_MS} ms`)); }, START_TIMEOUT_MS);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${kind} child exited with ${code} before listening`)); });
+    child.once('message', (m: ChildMessage) => {
+      clearTimeout(timer);
+      if (m.type === 'ready') resolve(m.url);
+      else reject(new Error(`${kind} child sent ${JSON.stringify(m)} before ready`));
+    });
+  });
+  child.removeAllListeners('exit');
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    url,
+    pid: child.pid!,
+    usage: () =>
+      new Promise<ChildUsage>((resolve, reject) => {
+        if (!child.connected) return reject(new Error(`${kind} child is gone`));
+        child.once('message', (m: ChildMessage) => (m.type === 'usage' ? resolve(m) : reject(new Error(`unexpected message ${JSON.stringify(m)}`))));
+        child.send({ type: 'usage' });
+      }),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.connected) child.send({ type: 'stop' });
+      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(force);
+    },
+  };
+}
+
+/** CPU time (ms) a child spent between two usage readings. */
+export function cpuMs(before: ChildUsage, after: ChildUsage): number {
+  return (after.cpuUserUs + after.cpuSystemUs - before.cpuUserUs - before.cpuSystemUs) / 1000;
+}
+
+/** The same server in this process (sharing its event loop and CPU figures with everything else here). */
+export async function startInProcess(kind: 'vendor' | 'svc', args: string[] = []): Promise<Child> {
+  const { startServer } = await import('./serve-child.js');
+  const s = await startServer(kind, args[0]);
+  let closed = false;
+  return { url: s.url, pid: process.pid, usage: async () => s.usage(), stop: async () => { if (!closed) { closed = true; await s.close(); } } };
+}
