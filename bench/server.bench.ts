@@ -31,7 +31,12 @@ const WARMUP_SECONDS = 2;
 /** Pause after each run before reading the servers' counters. */
 const SETTLE_MS = 250;
 
-type Side = 'direct' | 'svc';
+/**
+ * `svc` sends the same program text every time (the issue's request: a session's plans are cached
+ * by program text, so it compiles once); `svc-new` appends a different comment to every request,
+ * so every request is compiled (no cache hit): what a program the session has not run before costs.
+ */
+type Side = 'direct' | 'svc' | 'svc-new';
 
 interface Sample {
   side: Side;
@@ -98,7 +103,9 @@ async function json(res: Response): Promise<unknown> {
  * Open the session, run the program once and check the answer (200, 25 rows, exactly one vendor
  * request); the request target the vendor saw becomes the direct request. Throws when wrong.
  */
-async function prepare(vendor: Child, svc: Child): Promise<{ svcTarget: Target; directTarget: Target; target: string }> {
+let fresh = 0;
+
+async function prepare(vendor: Child, svc: Child): Promise<{ svcTarget: Target; svcNewTarget: Target; directTarget: Target; target: string }> {
   const open = await fetch(`${svc.url}/execute`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ entry_id: 'brewery' }) });
   const session = (await json(open)) as { prompt_hash?: string; session?: string };
   if (open.status !== 201 || !session.prompt_hash || !session.session) throw new Error(`POST /execute answered ${open.status}`);
@@ -118,6 +125,10 @@ async function prepare(vendor: Child, svc: Child): Promise<{ svcTarget: Target; 
   return {
     target,
     svcTarget: { side: 'svc', opts: { url: svc.url + path, method: 'POST', headers, body: PROGRAM } },
+    svcNewTarget: {
+      side: 'svc-new',
+      opts: { url: svc.url + path, requests: [{ method: 'POST', headers, setupRequest: (r) => ({ ...r, body: `${PROGRAM} # ${++fresh}` }) }] },
+    },
     directTarget: { side: 'direct', opts: { url: vendor.url + target, method: 'GET', headers: { accept: 'application/json' } } },
   };
 }
@@ -167,11 +178,11 @@ async function run(): Promise<BenchResult> {
   let svc: Child | undefined;
   try {
     svc = await start('svc', [vendor.url]);
-    const { svcTarget, directTarget, target } = await prepare(vendor, svc);
-    for (const t of [directTarget, svcTarget]) await measure(t, THROUGHPUT_CONNECTIONS, WARMUP_SECONDS, vendor, svc);
+    const { svcTarget, svcNewTarget, directTarget, target } = await prepare(vendor, svc);
+    for (const t of [directTarget, svcTarget, svcNewTarget]) await measure(t, THROUGHPUT_CONNECTIONS, WARMUP_SECONDS, vendor, svc);
     const samples: Sample[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 ? [svcTarget, directTarget] : [directTarget, svcTarget];
+      const order = r % 2 ? [svcTarget, svcNewTarget, directTarget] : [directTarget, svcNewTarget, svcTarget];
       for (const connections of [LATENCY_CONNECTIONS, THROUGHPUT_CONNECTIONS]) {
         for (const t of order) samples.push(await measure(t, connections, SECONDS, vendor, svc));
       }
@@ -181,14 +192,19 @@ async function run(): Promise<BenchResult> {
     const sl = pick('svc', LATENCY_CONNECTIONS);
     const dt = pick('direct', THROUGHPUT_CONNECTIONS);
     const st = pick('svc', THROUGHPUT_CONNECTIONS);
+    const nl = pick('svc-new', LATENCY_CONNECTIONS);
+    const nt = pick('svc-new', THROUGHPUT_CONNECTIONS);
+    const addedNew = nl.p50 - dl.p50;
+    const newRatio = median(dt.rpsRounds.map((d, i) => nt.rpsRounds[i]! / d));
     // Each round's svc run against the direct run next to it (same machine conditions); the median of those.
     const pairRatios = dt.rpsRounds.map((d, i) => st.rpsRounds[i]! / d);
     const ratio = median(pairRatios);
     const added = sl.p50 - dl.p50;
     const failures = samples.reduce((n, s) => n + s.non2xx + s.errors + s.timeouts, 0);
     // Requests in flight when autocannon stops still reach the vendor (and count): at most one per connection.
-    const extraVendor = samples.filter((s) => s.side === 'svc').map((s) => s.vendorRequests - s.ok);
-    const oneCall = extraVendor.every((x, i) => x >= 0 && x <= samples.filter((s) => s.side === 'svc')[i]!.connections);
+    const svcSamples = samples.filter((s) => s.side !== 'direct');
+    const extraVendor = svcSamples.map((s) => s.vendorRequests - s.ok);
+    const oneCall = extraVendor.every((x, i) => x >= 0 && x <= svcSamples[i]!.connections);
     const rounds = (xs: number[]) => xs.map(rate).join(', ');
     const metrics: Metric[] = [
       ...(INPROCESS ? [{ label: 'arrangement', value: 1, unit: 'count' as const, note: 'SVC_BENCH_INPROCESS: autocannon, svc and the vendor in one process; CPU figures are the whole process' }] : []),
@@ -198,6 +214,7 @@ async function run(): Promise<BenchResult> {
       { label: `direct p50 (${LATENCY_CONNECTIONS} conn)`, value: dl.p50, unit: 'ms', note: `p99 ${fmt(dl.p99)}; ${rate(dl.rps)} req/s; ${dl.ok} answers` },
       { label: `svc p50 (${LATENCY_CONNECTIONS} conn)`, value: sl.p50, unit: 'ms', note: `p99 ${fmt(sl.p99)}; ${rate(sl.rps)} req/s; ${sl.ok} answers` },
       { label: 'added p50 (svc - direct)', value: added, unit: 'ms', note: `p99 ${fmt(sl.p99 - dl.p99)} added` },
+      { label: 'new program every request', value: addedNew, unit: 'ms', note: `added p50, no compile cache hit (svc p50 ${fmt(nl.p50)}, p99 ${fmt(nl.p99)}); throughput ${newRatio.toFixed(2)} of direct (${rate(nt.rps)} req/s)` },
       // Where the added latency goes (1 connection, medians inside the processes).
       { label: '  vendor: arrival to answer', value: dl.vendorHandler, unit: 'ms', note: `direct runs; ${fmt(sl.vendorHandler)} in svc runs (json-server 0.17 waits on two 1 ms timers before every answer)` },
       { label: '  svc: vendor call (undici)', value: sl.svcCall, unit: 'ms', note: `the vendor's time + ${fmt(sl.svcCall - sl.vendorHandler)} of the svc -> vendor hop` },
@@ -212,6 +229,7 @@ async function run(): Promise<BenchResult> {
       { target: 'one vendor request per svc request', pass: oneCall, actual: `vendor requests - svc answers per run: ${extraVendor.join(', ')} (in flight at the end: up to one per connection)` },
       { target: `svc throughput at least 50 % of direct (${THROUGHPUT_CONNECTIONS} connections)`, pass: ratio >= 0.5, actual: `ratio ${ratio.toFixed(2)} (medians ${rate(st.rps)} vs ${rate(dt.rps)} req/s)` },
       { target: `svc adds under 1 ms to the p50 latency (${LATENCY_CONNECTIONS} connection)`, pass: added < 1, actual: `${fmt(added)} added (${fmt(sl.p50)} vs ${fmt(dl.p50)})` },
+      { target: `svc adds under 1 ms to the p50 latency with a new program text every request`, pass: addedNew < 1, actual: `${fmt(addedNew)} added (${fmt(nl.p50)} vs ${fmt(dl.p50)})` },
     ];
     return { metrics, checks };
   } finally {

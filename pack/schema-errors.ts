@@ -78,7 +78,7 @@ function describe(e: ErrorObject): SchemaProblem {
       return { path: [...path, bad], atKey: true, message: `\`${bad}\` is not a valid name`, hint: 'names start with a letter or `_` and hold only letters, digits and `_`' };
     }
     case 'type':
-      return { path, atKey: false, message: `expected ${String(params.type).replace(/,/g, ' or ')}, found ${show(e.data)}`, hint: `write a ${String(params.type).replace(/,/g, ' or ')} here${parent?.description ? ` (${parent.description})` : ''}` };
+      return { path, atKey: false, message: `expected ${String(params.type).replace(/,/g, ' or ')}, found ${show(e.data)}`, hint: `write ${withArticle(String(params.type).replace(/,/g, ' or '))} here${parent?.description ? ` (${parent.description})` : ''}` };
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map((v) => String(v));
       return { path, atKey: false, message: `${show(e.data)} is not allowed here`, hint: suggestHint(String(e.data), allowed) };
@@ -100,4 +100,9 @@ function describePattern(pattern: string): string {
   if (pattern === '^/') return 'a path starts with `/`';
   if (pattern.startsWith('^[A-Z_]')) return 'environment variable names are upper case: letters, digits and `_`';
   return 'see docs/authoring.md';
+}
+
+/** `a string`, `an object`, `an integer or null`. */
+function withArticle(type: string): string {
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }

@@ -40,8 +40,8 @@ export async function callVendor(ctx: CallContext, entry: RegistryEntry, cap: Ca
   for (;;) {
     attempts++;
     sent++;
-    const timeout = AbortSignal.timeout(ctx.requestTimeoutMs);
-    const both = AbortSignal.any([signal, timeout]);
+    const attempt = attemptSignal(signal, ctx.requestTimeoutMs);
+    const both = attempt.signal;
     let res: HttpResponse | undefined;
     let failure: CallResult | undefined;
     let usedToken: string | undefined;
@@ -52,11 +52,13 @@ export async function callVendor(ctx: CallContext, entry: RegistryEntry, cap: Ca
       res = await ctx.http.request(outgoing, { signal: both, maxBodyBytes: ctx.maxBodyBytes });
     } catch (e) {
       if (signal.aborted) return { ok: false, sent, error: abortError(signal, what) };
-      if (timeout.aborted) failure = fail('vendor_timeout', `${what} got no answer within ${ctx.requestTimeoutMs} ms`, 'the vendor is slow; narrow the request (filters, limit) or try again later');
+      if (attempt.timedOut()) failure = fail('vendor_timeout', `${what} got no answer within ${ctx.requestTimeoutMs} ms`, 'the vendor is slow; narrow the request (filters, limit) or try again later');
       else if (e instanceof BodyTooLarge) return fail('vendor_body_too_large', `${what} answered with more than ${e.limit} bytes`, 'narrow the request with filters or a smaller limit');
       else if (e instanceof TokenError) return fail('vendor_auth_failed', `the OAuth2 token endpoint of \`${entry.entry_id}\` answered ${e.status}`, `check the client credentials in ${secretNames(entry.cgs.auth).join(', ')}`);
       else failure = fail('vendor_unreachable', `${what} failed: ${connectionProblem(e)}`, `check that the backend ${entry.base_url} is up (override it with --backend ${entry.entry_id}=<url>)`);
-      if (!idempotent || !(isResetError(e) || timeout.aborted)) return failure;
+      if (!idempotent || !(isResetError(e) || attempt.timedOut())) return failure;
+    } finally {
+      attempt.done();
     }
     if (res) {
       if (res.status === 401 && entry.cgs.auth.scheme === 'oauth2_client_credentials' && !refreshed) {
@@ -83,6 +85,24 @@ export async function callVendor(ctx: CallContext, entry: RegistryEntry, cap: Ca
   function fail(code: ErrorCode, message: string, hint: string): CallResult {
     return { ok: false, sent, error: svcError(code, message, { hint }) };
   }
+}
+
+/**
+ * The signal of one attempt: aborted by the run's signal or after `timeoutMs`. One controller and
+ * one timer, released by `done()` (cheaper than AbortSignal.timeout + AbortSignal.any per call).
+ */
+function attemptSignal(parent: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut(): boolean; done(): void } {
+  const c = new AbortController();
+  let timedOut = false;
+  const onParent = () => c.abort(parent.reason);
+  if (parent.aborted) onParent();
+  else parent.addEventListener('abort', onParent, { once: true });
+  const timer = setTimeout(() => { timedOut = true; c.abort(new DOMException('the vendor request timed out', 'TimeoutError')); }, timeoutMs);
+  return {
+    signal: c.signal,
+    timedOut: () => timedOut,
+    done: () => { clearTimeout(timer); parent.removeEventListener('abort', onParent); },
+  };
 }
 
 function abortError(signal: AbortSignal, what: string): SvcError {

@@ -56,7 +56,7 @@ export class SvcApp {
     this.auth = opts.auth ?? new InboundAuth({ mode: 'off' });
     this.sessions = new SessionStore(now);
     this.service = new ExecuteService({ registry: () => this.registry, sessions: this.sessions, artifacts: opts.artifacts, runtime: opts.runtime ?? {}, now, ...(opts.maxRunningOps ? { maxRunningOps: opts.maxRunningOps } : {}) });
-    this.router.add('GET', '/v1/health', (_req, res) => sendJson(res, 200, { status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: this.sessions.size, uptime_s: Math.round((now() - this.started) / 1000) }));
+    this.router.add('GET', '/v1/health', (_req, res) => { this.sessions.sweep(); sendJson(res, 200, { status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: this.sessions.size, uptime_s: Math.round((now() - this.started) / 1000) }); });
     catalogRoutes(this.router, () => this.registry);
     executeRoutes(this.router, { service: this.service, sessions: this.sessions, registry: () => this.registry, tenant: (req) => this.principal(req).tenant });
     this.router.add('GET', '/v1/incoming-auth/context', (req, res) => {

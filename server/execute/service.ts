@@ -135,9 +135,18 @@ export class ExecuteService {
 
   /** POST /execute/{ph}/{s}: a program (or a page continuation). */
   async program(s: ExecuteSession, req: ProgramRequest): Promise<Outcome> {
-    const compiled = compileProgram(req.program, { registry: this.registry, symbols: s.symbols });
-    if (compiled.kind === 'error') return { status: 400, results: [], errors: compiled.diagnostics, meta: { code: compiled.diagnostics[0]?.code } };
-    if (compiled.kind === 'continuation') return this.continuation(s, compiled.continuation);
+    const registry = this.registry;
+    let compiled = this.deps.sessions.cachedPlan(s, req.program, registry);
+    if (!compiled) {
+      const c = compileProgram(req.program, { registry, symbols: s.symbols });
+      if (c.kind === 'error') return { status: 400, results: [], errors: c.diagnostics, meta: { code: c.diagnostics[0]?.code } };
+      if (c.kind === 'continuation') {
+        if (req.mode === 'plan') fail('bad_arguments', `\`${c.continuation.kind}(${c.continuation.handle.text})\` is a continuation: it has no dry-run`, 'send it without mode=plan');
+        return this.continuation(s, c.continuation);
+      }
+      compiled = { plan: c.plan, commit_id: c.commit_id, review: c.review };
+      this.deps.sessions.cachePlan(s, req.program, registry, compiled);
+    }
     const { plan, commit_id, review } = compiled;
     for (const api of Object.keys(planCatalogs(plan))) {
       if (!s.pins.has(api)) fail('catalog_not_in_session', `the program uses catalog \`${api}\`, which this session has not loaded`, `federate it first: POST /execute/${s.prompt_hash}/${s.session}/context {"seeds": ["${api}:<Entity>"]}`);
@@ -148,6 +157,8 @@ export class ExecuteService {
 
   /** The review gate, then a live run: answered when done, or in the background with wait=false. */
   async runPlan(s: ExecuteSession, plan: Plan, commit_id: string, review: Review, req: Omit<ProgramRequest, 'program' | 'mode'>, program?: string): Promise<Outcome> {
+    // The cap is checked before the gate, so a refused start does not spend a write's pcN.
+    if (!req.wait) this.checkCap(s);
     const accepted = this.gate(s, plan, commit_id, review, { ...req, program: program ?? '', mode: 'live' });
     if (!req.wait) return this.start(s, plan, commit_id, accepted, program);
     return this.live(s, plan, commit_id, accepted, program);
@@ -226,6 +237,8 @@ export class ExecuteService {
     }
     state.used = true;
     const r = await continuePage({ ...state, ...(projection ? { projection } : {}) }, this.registry, this.deps.runtime);
+    // A failed continuation (vendor down, timeout) leaves the handle usable for a retry.
+    if (r.error) state.used = false;
     if (r.error) return { status: CODES[r.error.code].status, results: [], errors: [r.error], meta: { code: r.error.code } };
     const block: ResultBlock = { entity: state.entity, rows: r.rows };
     if (r.total !== undefined) block.total = r.total;
@@ -235,11 +248,7 @@ export class ExecuteService {
 
   /** wait=false: start the run behind `oN` and answer the accept line at once. */
   private start(s: ExecuteSession, plan: Plan, commit_id: string, accepted: boolean, program: string | undefined): Outcome {
-    const cap = this.deps.maxRunningOps ?? DEFAULT_MAX_RUNNING_OPS;
-    const running = [...s.ops.values()].filter((o) => o.state === 'running');
-    if (running.length >= cap) {
-      fail('too_many_operations', `this session already runs ${running.length} operations (the cap is ${cap}): ${running.map((o) => o.handle).join(', ')}`, `wait for them with wait(oN) or stop them with cancel(oN) first: ${running.map((o) => `wait(${o.handle})`).join(', ')}`);
-    }
+    this.checkCap(s);
     const handle = `o${s.nextOp++}`;
     const startedAt = new Date(this.now());
     const op: Operation = {
@@ -271,6 +280,15 @@ export class ExecuteService {
     return { status: 202, results: [], errors: [], text: line, meta: { mode: 'live', commit_id, op: opMeta(op, '+', line) } };
   }
 
+  /** `too_many_operations` when the session already runs as many operations as allowed. */
+  private checkCap(s: ExecuteSession): void {
+    const cap = this.deps.maxRunningOps ?? DEFAULT_MAX_RUNNING_OPS;
+    const running = [...s.ops.values()].filter((o) => o.state === 'running');
+    if (running.length >= cap) {
+      fail('too_many_operations', `this session already runs ${running.length} operations (the cap is ${cap}): ${running.map((o) => o.handle).join(', ')}`, `wait for them with wait(oN) or stop them with cancel(oN) first: ${running.map((o) => `wait(${o.handle})`).join(', ')}`);
+    }
+  }
+
   /** wait(oN): a progress line while running; the rows (from the run artifact) once done. */
   private async wait(op: Operation): Promise<Outcome> {
     if (op.state === 'running') {
@@ -287,7 +305,7 @@ export class ExecuteService {
     const line = opLine(op, sign, this.now());
     const snap = op.run_id ? await this.deps.artifacts.get(op.run_id) : undefined;
     const results: ResultBlock[] = (op.blocks ?? []).map(({ step, ...b }) => ({ ...b, rows: snap?.steps.find((x) => x.id === step)?.rows ?? [] }));
-    return { status: 200, results, errors: op.errors, text: line, meta: { op: opMeta(op, sign, line), ...(op.run_id ? { run_id: op.run_id } : {}), status: op.state } };
+    return { status: 200, results, errors: op.errors, text: line, meta: { op: opMeta(op, sign, line), ...(op.run_id ? { run_id: op.run_id } : {}), status: op.state, ...(op.errors[0] ? { code: op.errors[0].code } : {}) } };
   }
 
   /** cancel(oN): stop a running operation (cooperatively) and answer its terminal line. */

@@ -52,6 +52,18 @@ export interface ExecuteSession {
   /** Background operations oN (running and recently ended). */
   ops: Map<string, Operation>;
   nextOp: number;
+  /**
+   * Plans compiled in this session, by program text, valid for one registry and domain revision
+   * (a wave or a reload empties it). A dry-run and its live run, a poll or a retry compile once.
+   */
+  compiled?: { registry: Registry; revision: number; plans: Map<string, CompiledPlan> };
+}
+
+/** A compiled plan as the session caches it. */
+export interface CompiledPlan {
+  plan: Plan;
+  commit_id: string;
+  review: Review;
 }
 
 export const SESSION_LIMITS = {
@@ -65,6 +77,8 @@ export const SESSION_LIMITS = {
   maxTokens: 256,
   /** Runs listed per session. */
   maxRuns: 100,
+  /** Compiled plans cached per session (oldest dropped first). */
+  maxCompiled: 32,
 } as const;
 
 /** `prompt_hash` of a session: 16 hex of the sha256 of the entry and the intent. */
@@ -142,6 +156,19 @@ export class SessionStore {
     s.pages.set(name, { ...page, entity });
     trim(s.pages, this.limits.maxPages);
     return name;
+  }
+
+  /** The plan compiled earlier from `program` in this session, when the registry and revision still hold. */
+  cachedPlan(s: ExecuteSession, program: string, registry: Registry): CompiledPlan | undefined {
+    const c = s.compiled;
+    return c && c.registry === registry && c.revision === s.symbols.domainRevision ? c.plans.get(program) : undefined;
+  }
+
+  cachePlan(s: ExecuteSession, program: string, registry: Registry, plan: CompiledPlan): void {
+    const revision = s.symbols.domainRevision;
+    if (!s.compiled || s.compiled.registry !== registry || s.compiled.revision !== revision) s.compiled = { registry, revision, plans: new Map() };
+    s.compiled.plans.set(program, plan);
+    trim(s.compiled.plans, this.limits.maxCompiled);
   }
 
   recordRun(s: ExecuteSession, r: RunRecord): void {

@@ -27,16 +27,19 @@ export function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** Parse a JSON body into an object; a non-object or malformed JSON is a 400 `bad_json`. */
-export function parseJsonObject(text: string): Record<string, unknown> {
+/**
+ * Parse a JSON body into an object; a non-object or malformed JSON is a 400 `bad_json` whose hint
+ * is `hint` (what this route takes).
+ */
+export function parseJsonObject(text: string, hint = 'send a JSON object, or a plain-text program with Content-Type: text/plain; for example {"program": "e1[name]"}'): Record<string, unknown> {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new SvcFailure([svcError('bad_json', `the body is not valid JSON (${(e as Error).message.split('\n')[0]})`, { hint: 'send a JSON object, or a plain-text program with Content-Type: text/plain' })]);
+    throw new SvcFailure([svcError('bad_json', `the body is not valid JSON (${(e as Error).message.split('\n')[0]})`, { hint })]);
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-    throw new SvcFailure([svcError('bad_json', 'the body must be a JSON object', { hint: 'for example {"program": "e1[name]"}' })]);
+    throw new SvcFailure([svcError('bad_json', 'the body must be a JSON object', { hint })]);
   }
   return v as Record<string, unknown>;
 }

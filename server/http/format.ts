@@ -104,6 +104,9 @@ export function table(rows: Array<Record<string, unknown>>): string {
   return [line(cols), ...cells.map(line)].join('\n');
 }
 
+/** Keys of `Outcome.extra` that the plain text already shows as its text. */
+const PLAIN_TEXT_KEYS = new Set(['rules', 'wave', 'notice']);
+
 function plain(o: Outcome, source?: string): string {
   const out: string[] = [];
   if (o.text) out.push(o.text);
@@ -115,7 +118,9 @@ function plain(o: Outcome, source?: string): string {
   for (const e of o.errors) {
     out.push(source && e.span ? renderDiagnostic(source, e) : `error ${e.code}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}`);
   }
-  const meta = Object.entries(o.meta).filter(([k, v]) => v !== undefined && k !== 'dry_review');
+  // Session fields (prompt_hash, session, entries, ...); the wave, rules and notice are the text.
+  const extra = Object.entries(o.extra ?? {}).filter(([k, v]) => v !== undefined && !PLAIN_TEXT_KEYS.has(k) && !(k in o.meta));
+  const meta = [...extra, ...Object.entries(o.meta).filter(([k, v]) => v !== undefined && k !== 'dry_review')];
   if (meta.length) out.push(meta.map(([k, v]) => `# ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n'));
   return out.join('\n') + '\n';
 }

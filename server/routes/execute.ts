@@ -29,12 +29,14 @@ export function formatOf(req: IncomingMessage): Format {
   return f;
 }
 
-async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** A JSON object body (POST /execute, /context); `example` shows what the route takes. */
+async function jsonBody(req: IncomingMessage, example: string): Promise<Record<string, unknown>> {
   const text = await readBody(req);
   if (!text.trim()) return {};
   const type = mediaType(req);
-  if (type && type !== 'application/json') throw new SvcFailure([svcError('unsupported_media_type', `this route takes application/json, not ${type}`, { hint: 'send a JSON object with Content-Type: application/json' })]);
-  return parseJsonObject(text);
+  // curl -d without -H 'content-type: application/json' labels JSON as a form: read it as JSON.
+  if (type && type !== 'application/json' && type !== 'application/x-www-form-urlencoded') throw new SvcFailure([svcError('unsupported_media_type', `this route takes application/json, not ${type}`, { hint: 'send a JSON object with Content-Type: application/json' })]);
+  return parseJsonObject(text, `send a JSON object such as ${example} with Content-Type: application/json`);
 }
 
 function flag(name: string, v: unknown): boolean | undefined {
@@ -88,7 +90,7 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
 
   router.add('POST', '/execute', async (req, res) => {
     const format = formatOf(req);
-    sendOutcome(res, deps.service.open(await jsonBody(req), deps.tenant(req)), format);
+    sendOutcome(res, deps.service.open(await jsonBody(req, '{"entry_id": "<catalog>", "seeds": ["<catalog>:<Entity>"]}'), deps.tenant(req)), format);
   });
   router.add('POST', '/execute/:ph/:sid', async (req, res, p, url) => {
     const format = formatOf(req);
@@ -99,13 +101,13 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
   router.add('POST', '/execute/:ph/:sid/context', async (req, res, p) => {
     const format = formatOf(req);
     const s = session(req, p);
-    sendOutcome(res, deps.service.context(s, await jsonBody(req)), format);
+    sendOutcome(res, deps.service.context(s, await jsonBody(req, '{"seeds": ["<catalog>:<Entity>"]}')), format);
   });
   router.add('POST', '/execute/:ph/:sid/plan', async (req, res, p, url) => {
     const format = formatOf(req);
     const s = session(req, p);
     if (mediaType(req) !== RESOLVED_PLAN_TYPE) throw new SvcFailure([svcError('unsupported_media_type', `a resolved plan is sent as ${RESOLVED_PLAN_TYPE}`, { hint: 'programs go to POST /execute/{prompt_hash}/{session} as text/plain' })]);
-    const body = parseJsonObject(await readBody(req));
+    const body = parseJsonObject(await readBody(req), 'send {"plan": <plan IR>} (optionally with wait, force, plan_commit_ref, mode)');
     for (const k of Object.keys(body)) {
       if (!['plan', 'program', 'wait', 'force', 'plan_commit_ref', 'mode'].includes(k)) throw new SvcFailure([svcError('bad_arguments', `unknown body key \`${k}\``, { hint: 'the body takes plan, program, wait, force, plan_commit_ref and mode' })]);
     }

@@ -179,6 +179,12 @@ t.test('POST /execute refuses bad requests and opens no session then', async (t)
   t.equal(near.body.errors.length, 2, 'one error per bad seed');
   t.match(near.body.errors[0].hint, /brewery:Brewery/, 'did you mean the close entity');
   t.equal(await sessions(), before, 'no session was opened by a refused request');
+  // curl -d without a content type labels the JSON as a form: it is read as JSON.
+  const form = await call(BASE, '/execute', { method: 'POST', body: JSON.stringify({ entry_id: 'brewery' }), type: 'application/x-www-form-urlencoded' });
+  t.equal(form.status, 201, 'JSON labelled as a form opens a session');
+  t.type(form.body.session, 'string');
+  const formBad = await call(BASE, '/execute', { method: 'POST', body: 'entry_id=brewery', type: 'application/x-www-form-urlencoded' });
+  t.equal(codeOf(formBad), 'bad_json', 'real form fields are not JSON: bad_json');
 });
 
 // ---------------------------------------------------------------- context waves
@@ -216,7 +222,7 @@ t.test('/context expands with a delta wave; symbols never move; federation adds 
   t.equal(rep.body.wave, '', 'no table');
   t.equal(rep.body.domain_revision, 2, 'nothing new: the revision stays');
   const repPlain = await postJson(`${path}/context`, { seeds: ['brewery:Beer'] }, 'text/plain');
-  t.equal(repPlain.text, 'already taught: e1 (brewery:Beer)\n# domain_revision: 2\n', 'plain text: the notice alone');
+  t.match(repPlain.text, /^already taught: e1 \(brewery:Beer\)\n# entries: \[\{"entry_id":"brewery","cgs_hash":"[0-9a-f]{64}"\}\]\n# domain_revision: 2\n$/, 'plain text: the notice and the fields, no table');
   t.same(await symbolsOf(path), s2, 'a repeated seed changes nothing');
 
   // Federation: helpdesk joins with its own wave, numbering continues.

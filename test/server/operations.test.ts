@@ -316,6 +316,7 @@ t.test('a failing vendor: `?` with the error; wait and cancel after it answer th
   t.match(end.l, new RegExp(`^\\? ${h} failed: vendor_error: .*500.*the vendor exploded`), 'the line names the error');
   t.match(end.r, RUN_ID);
   t.equal(failed.body._meta.svc.status, 'failed');
+  t.equal(failed.body._meta.svc.code, 'vendor_error', '_meta.svc.code names the failure');
   t.equal(failed.body.errors?.[0]?.code, 'vendor_error');
   t.match(failed.body.errors?.[0]?.message, /500/);
   t.type(failed.body.errors?.[0]?.hint, 'string', 'the error has a hint');
@@ -769,4 +770,60 @@ t.test('a terminal operation answers its end for an hour, then it is dropped', a
   const gone = await wait(stack, path, h);
   t.equal(gone.status, 404, 'after 61 minutes the operation is dropped');
   t.equal(codeOf(gone), 'unknown_operation_handle');
+});
+
+// ---------------------------------------------------------------- refusals that spend nothing
+
+t.test('a start refused by the cap does not spend the pcN of a write', async (t) => {
+  const g = await gatedVendor(t);
+  const stack = await startStack(t, { vendorUrl: g.vendor.url, maxRunningOps: 1 });
+  const { path } = await openSession(stack.url, { entry_id: 'brewery' });
+  const held = await start(t, stack, path, 'e2(name="held")[id]');
+  const dry = await runProgram(stack.url, path, 'e2(1).m5', 'mode=plan');
+  const ref = dry.body._meta.svc.plan_commit_ref as string;
+  t.match(ref, /^pc\d+$/, 'the write was dry-run');
+  const refused = await runProgram(stack.url, path, 'e2(1).m5', `wait=false&plan_commit_ref=${ref}`);
+  t.equal(codeOf(refused), 'too_many_operations');
+  g.gates.release('held');
+  t.equal(opOf(await finish(stack, path, held))['~'], '!');
+  const status = await call(stack.url, `${path}/status`);
+  t.match(status.body.plan_tokens, [{ ref, consumed: false }], 'the token is still unused');
+  const accepted = await runProgram(stack.url, path, 'e2(1).m5', `wait=false&plan_commit_ref=${ref}`);
+  t.equal(accepted.status, 202, 'the token still passes the gate once a slot is free');
+  await finish(stack, path, opOf(accepted).n!);
+});
+
+t.test('page(pgN): a failed continuation leaves the handle usable; mode=plan is refused', async (t) => {
+  let failNext = true;
+  const vendor = await startFaultVendor({
+    'GET /beers': (req): Reply => {
+      const from = Number(req.query.get('_start') ?? 0);
+      if (from > 0 && failNext) { failNext = false; return { status: 503, json: { message: 'try later' } }; }
+      const all = Array.from({ length: 30 }, (_, i) => beer(i + 1, `b${i + 1}`));
+      return { json: all.slice(from, from + Number(req.query.get('_limit') ?? 25)), headers: { 'x-total-count': '30' } };
+    },
+  });
+  t.teardown(() => vendor.close());
+  const stack = await startStack(t, { vendorUrl: vendor.url, runtime: { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 1 } } });
+  const { path } = await openSession(stack.url, { entry_id: 'brewery' });
+  const first = await runProgram(stack.url, path, 'e2(limit=10)[id]');
+  t.equal(first.status, 200);
+  const h = /page\((pg\d+)\)/.exec(String(first.body.more))?.[1];
+  t.ok(h, 'the first page has a handle');
+
+  const before = vendor.requests.length;
+  const dry = await runProgram(stack.url, path, `page(${h})`, 'mode=plan');
+  t.equal(dry.status, 400, 'a continuation has no dry-run');
+  t.equal(codeOf(dry), 'bad_arguments');
+  t.match(dry.body.errors[0].hint, /without mode=plan/);
+  t.equal(vendor.requests.length, before, 'nothing reached the vendor');
+
+  const failed = await runProgram(stack.url, path, `page(${h})`);
+  t.equal(failed.status, 502, 'the vendor failure comes back');
+  t.equal(codeOf(failed), 'vendor_error');
+  const retried = await runProgram(stack.url, path, `page(${h})`);
+  t.equal(retried.status, 200, 'the same handle works on retry');
+  t.same(retried.body.rows.map((r: { id: number }) => r.id), [11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+  const spent = await runProgram(stack.url, path, `page(${h})`);
+  t.equal(codeOf(spent), 'page_exhausted', 'after a success the handle is spent');
 });

@@ -5,7 +5,7 @@ import { canonicalPath, Router } from '../../server/http/router.js';
 import { isProtected, SvcApp } from '../../server/app.js';
 import { Registry } from '../../pack/index.js';
 import { MemoryArtifactStore } from '../../runtime/artifacts/index.js';
-import { promptHash } from '../../server/execute/session.js';
+import { promptHash, SESSION_LIMITS } from '../../server/execute/session.js';
 
 t.test('Accept negotiation', async (t) => {
   t.equal(negotiate(undefined), 'toon', 'no Accept: text/toon');
@@ -32,6 +32,13 @@ t.test('formats carry rows, the page handle, meta and errors', async (t) => {
   t.match(nd[1], { results: [{ more: 'page(pg1)[..]', total: 42 }], _meta: { svc: { mode: 'live' } } });
   t.match(render(o, 'toon'), /rows\[1\]\{id,name\}:/);
   t.equal(table([]), '(no rows)');
+  const opened = { status: 201, results: [], errors: [], text: 'RULES\nWAVE', meta: { domain_revision: 1 }, extra: { prompt_hash: 'ab12', session: 'cd34', domain_revision: 1, entries: [{ entry_id: 'brewery', cgs_hash: 'ff' }], rules: 'RULES', wave: 'WAVE' } };
+  const openedPlain = render(opened, 'plain');
+  t.match(openedPlain, /^# prompt_hash: ab12$/m, 'plain text names the session address');
+  t.match(openedPlain, /^# session: cd34$/m);
+  t.match(openedPlain, /^# entries: \[\{"entry_id":"brewery"/m);
+  t.equal(openedPlain.match(/domain_revision/g)?.length, 1, 'a key in both extra and meta is printed once');
+  t.equal(openedPlain.match(/WAVE/g)?.length, 1, 'the wave is the text, not repeated as a key');
 });
 
 function op(): Operation {
@@ -96,4 +103,44 @@ t.test('canonicalPath: the spelling the router matches on', async (t) => {
   t.equal(canonicalPath('/%65xecute/a/b'), '/execute/a/b');
   t.equal(canonicalPath('/'), '/');
   t.equal(canonicalPath('/v1/%E0%A4%A'), undefined, 'a segment that does not decode');
+});
+
+t.test('compiled plans are cached per session by program text, for one registry and domain revision', async (t) => {
+  const { loadCatalogDir } = await import('../../pack/load.js');
+  const { SessionStore } = await import('../../server/execute/session.js');
+  const { ExecuteService } = await import('../../server/execute/service.js');
+  const { join } = await import('node:path');
+  const { registry } = await loadCatalogDir(join(import.meta.dirname, '..', '..', 'fixtures', 'packed'));
+  const sessions = new SessionStore();
+  const artifacts = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 60 });
+  t.teardown(() => artifacts.close());
+  const service = new ExecuteService({ registry: () => registry, sessions, artifacts, runtime: {} });
+  const opened = service.open({ entry_id: 'brewery', seeds: ['brewery:Brewery'] }, '');
+  const s = sessions.get(opened.extra!.prompt_hash as string, opened.extra!.session as string, '', registry);
+  const dry = (program: string) => service.program(s, { program, mode: 'plan', wait: true, force: false });
+
+  const first = await dry('e1(limit=25)');
+  const cached = sessions.cachedPlan(s, 'e1(limit=25)', registry);
+  t.ok(cached, 'a compiled program is cached');
+  const again = await dry('e1(limit=25)');
+  t.equal(again.meta.commit_id, first.meta.commit_id, 'the cached plan has the same commit id');
+  t.equal(sessions.cachedPlan(s, 'e1(limit=25)', registry), cached, 'the same entry serves the second run');
+  t.notOk(sessions.cachedPlan(s, 'e1(limit=25) ', registry), 'the key is the exact program text');
+
+  const bad = await dry('e9');
+  t.equal(bad.status, 400);
+  t.notOk(sessions.cachedPlan(s, 'e9', registry), 'a program that does not compile is not cached');
+
+  t.notOk(sessions.cachedPlan(s, 'e1(limit=25)', new Registry(registry.list())), 'another registry (a reload) misses');
+  service.context(s, { seeds: ['brewery:Beer'] });
+  t.notOk(sessions.cachedPlan(s, 'e1(limit=25)', registry), 'a new wave (domain revision) misses');
+  t.equal((await dry('e1(limit=25)')).meta.commit_id, first.meta.commit_id, 'recompiled after the wave: same plan');
+
+  // Cached now: e1(limit=25); then maxCompiled + 1 new programs push out the two oldest.
+  for (let i = 0; i <= SESSION_LIMITS.maxCompiled; i++) await dry(`e1(limit=${100 + i})`);
+  t.equal(s.compiled!.plans.size, SESSION_LIMITS.maxCompiled, 'the cache is bounded');
+  t.notOk(sessions.cachedPlan(s, 'e1(limit=25)', registry), 'the oldest entries went first');
+  t.notOk(sessions.cachedPlan(s, 'e1(limit=100)', registry));
+  t.ok(sessions.cachedPlan(s, 'e1(limit=101)', registry), 'newer entries stay');
+  t.ok(sessions.cachedPlan(s, `e1(limit=${100 + SESSION_LIMITS.maxCompiled})`, registry));
 });
