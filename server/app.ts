@@ -78,7 +78,10 @@ export class SvcApp {
       const m = this.router.match(req.method ?? 'GET', url.pathname);
       if (m.kind === 'none') throw new SvcFailure([svcError('not_found', `no route ${url.pathname}`, { hint: 'see docs/http.md for the routes; public ones are under /v1' })]);
       if (m.kind === 'method') {
-        return sendErrors(res, [svcError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, { hint: `use ${m.allow.join(' or ')}` })], { allow: m.allow.join(', ') });
+        const errors = [svcError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, { hint: `use ${m.allow.join(' or ')}` })];
+        const headers = { allow: m.allow.join(', ') };
+        if (isExecutePath(url.pathname)) return sendFormattedErrors(res, errors, negotiate(req.headers.accept) ?? 'json', headers);
+        return sendErrors(res, errors, headers);
       }
       if (isProtected(m.pattern)) {
         const p = await this.auth.authenticate(req.headers);

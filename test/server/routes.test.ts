@@ -383,8 +383,13 @@ t.test('a known route with another method is 405 with an Allow header', async (t
     t.equal(a.status, 405, `${method} ${path}`);
     t.equal(a.headers.get('allow'), allow, `${method} ${path}: Allow`);
     t.equal(codeOf(a), 'method_not_allowed');
-    t.match(a.body.hint, new RegExp(`use ${allow}`));
+    // JSON routes answer {code, message, hint}; execute routes {errors: [...], _meta}.
+    t.match(path.startsWith('/execute') ? a.body.errors?.[0]?.hint : a.body.hint, new RegExp(`use ${allow}`));
   }
+  const plain = await get('/execute', { method: 'GET', accept: 'text/plain' });
+  t.equal(plain.status, 405);
+  t.match(plain.headers.get('content-type'), /^text\/plain/, 'under /execute the 405 comes in the negotiated format');
+  t.match(plain.text, /error method_not_allowed: GET is not allowed on \/execute\n  hint: use POST/);
   const opt = await rawCall('OPTIONS', '/v1/health');
   t.equal(opt.status, 405);
   t.equal(opt.headers.allow, 'GET');
