@@ -238,8 +238,10 @@ export class ExecuteService {
     state.used = true;
     const r = await continuePage({ ...state, ...(projection ? { projection } : {}) }, this.registry, this.deps.runtime);
     // A failed continuation (vendor down, timeout) leaves the handle usable for a retry.
-    if (r.error) state.used = false;
-    if (r.error) return { status: CODES[r.error.code].status, results: [], errors: [r.error], meta: { code: r.error.code } };
+    if (r.error) {
+      state.used = false;
+      return { status: CODES[r.error.code].status, results: [], errors: [r.error], meta: { code: r.error.code } };
+    }
     const block: ResultBlock = { entity: state.entity, rows: r.rows };
     if (r.total !== undefined) block.total = r.total;
     if (r.page) block.next = this.deps.sessions.mintPage(s, r.page, state.entity);
