@@ -73,7 +73,10 @@ export async function measure(fn: (i: number) => unknown, opts: MeasureOptions =
   return { cold, samples, median: median(sorted), min: sorted[0]!, max: sorted[sorted.length - 1]! };
 }
 
-function median(sorted: number[]): number {
+/** Median of numbers in any order (the two middle ones averaged; NaN when there are none). */
+export function median(xs: number[]): number {
+  if (xs.length === 0) return NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }

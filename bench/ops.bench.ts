@@ -9,7 +9,7 @@
  * alone; the json-server vendor runs in another child; this process is the client.
  */
 import { Pool } from 'undici';
-import type { Benchmark, BenchResult, Check, Metric } from './harness.js';
+import { median, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
 import { cpuMs, startChild, type Child } from './processes.js';
 
 export const benchmark: Benchmark = { name: 'ops', title: 'background operations: 50 sessions x 16 wait=false runs, polled with wait(oN) to the end', run };
@@ -116,8 +116,7 @@ async function run(): Promise<BenchResult> {
     for (let r = 0; r < ROUNDS; r++) rounds.push(await round(client, svc, SESSIONS));
     const end = await svc.usage();
     const rates = rounds.map((r) => (r.ops / r.ms) * 1000);
-    const sorted = [...rates].sort((a, b) => a - b);
-    const opsPerSec = sorted[sorted.length >> 1]!;
+    const opsPerSec = median(rates);
     const errors = rounds.flatMap((r) => r.counters.errors);
     const total = rounds.reduce((n, r) => n + r.ops, 0);
     const signs: Record<string, number> = {};

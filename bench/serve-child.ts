@@ -22,6 +22,7 @@ import { loadCatalogDir } from '../pack/index.js';
 import { MemoryArtifactStore } from '../runtime/artifacts/index.js';
 import { SvcApp } from '../server/app.js';
 import { listen } from '../server/serve.js';
+import { median } from './harness.js';
 
 /** What a server reports on request (`{type: 'usage'}` over IPC). */
 export interface ChildUsage {
@@ -52,12 +53,6 @@ export interface StartedServer {
   url: string;
   usage(): ChildUsage;
   close(): Promise<void>;
-}
-
-function median(xs: number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = xs.sort((a, b) => a - b);
-  return s[s.length >> 1]!;
 }
 
 /**

@@ -14,7 +14,7 @@
  * Targets: svc throughput at least 50 % of direct; svc adds under 1 ms to the p50 latency.
  */
 import autocannon from 'autocannon';
-import type { Benchmark, BenchResult, Check, Metric } from './harness.js';
+import { median, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
 import { cpuMs, startChild, startInProcess, type Child } from './processes.js';
 
 export const benchmark: Benchmark = { name: 'server', title: 'HTTP: one-step read of 25 rows through svc vs the same request to the vendor (autocannon)', run };
@@ -136,12 +136,6 @@ async function prepare(vendor: Child, svc: Child): Promise<{ svcTarget: Target; 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 interface Summary {
