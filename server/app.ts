@@ -78,29 +78,18 @@ export class SvcApp {
       const m = this.router.match(req.method ?? 'GET', url.pathname);
       if (m.kind === 'none') throw new SvcFailure([svcError('not_found', `no route ${url.pathname}`, { hint: 'see docs/http.md for the routes; public ones are under /v1' })]);
       if (m.kind === 'method') {
-        const errors = [svcError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, { hint: `use ${m.allow.join(' or ')}` })];
-        const headers = { allow: m.allow.join(', ') };
-        if (isExecutePath(url.pathname)) return sendFormattedErrors(res, errors, negotiate(req.headers.accept) ?? 'json', headers);
-        return sendErrors(res, errors, headers);
+        return answerErrors(req, res, url, [svcError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, { hint: `use ${m.allow.join(' or ')}` })], { allow: m.allow.join(', ') });
       }
       if (isProtected(m.pattern)) {
         const p = await this.auth.authenticate(req.headers);
-        if (!('method' in p)) {
-          const headers = { 'www-authenticate': wwwAuthenticate(p) };
-          if (isExecutePath(url.pathname)) return sendFormattedErrors(res, [p], negotiate(req.headers.accept) ?? 'json', headers);
-          return sendErrors(res, [p], headers);
-        }
+        if (!('method' in p)) return answerErrors(req, res, url, [p], { 'www-authenticate': wwwAuthenticate(p) });
         this.principals.set(req, p);
       }
       await m.handler(req, res, m.params, url);
     } catch (e) {
       const errors: SvcError[] = e instanceof SvcFailure ? e.errors : [svcError('internal_error', 'the server failed on this request', { hint: 'this is a bug in svc; the server log has the details' })];
       if (!(e instanceof SvcFailure)) this.opts.log?.(`internal error on ${req.method} ${url.pathname}: ${(e as Error)?.stack ?? String(e)}`);
-      if (isExecutePath(url.pathname)) {
-        const format = negotiate(req.headers.accept) ?? 'json';
-        return sendFormattedErrors(res, errors, format);
-      }
-      sendErrors(res, errors);
+      answerErrors(req, res, url, errors);
     }
   };
 
@@ -142,6 +131,12 @@ export function isProtected(pattern: string): boolean {
 function isExecutePath(pathname: string): boolean {
   const p = canonicalPath(pathname);
   return p !== undefined && (p === '/execute' || p.startsWith('/execute/'));
+}
+
+/** Errors in the shape of the route: the negotiated format under /execute (JSON when none fits), JSON elsewhere. */
+function answerErrors(req: IncomingMessage, res: ServerResponse, url: URL, errors: SvcError[], headers: Record<string, string> = {}): void {
+  if (isExecutePath(url.pathname)) sendFormattedErrors(res, errors, negotiate(req.headers.accept) ?? 'json', headers);
+  else sendErrors(res, errors, headers);
 }
 
 /** A load problem as a reload caller sees it: the server's catalog directory path reads `<catalog-dir>`. */
