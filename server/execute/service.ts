@@ -248,9 +248,8 @@ export class ExecuteService {
     return { status: 200, results: [block], errors: [], meta: { mode: 'live' } };
   }
 
-  /** wait=false: start the run behind `oN` and answer the accept line at once. */
+  /** wait=false: start the run behind `oN` and answer the accept line at once (the caller checked the cap). */
   private start(s: ExecuteSession, plan: Plan, commit_id: string, accepted: boolean, program: string | undefined): Outcome {
-    this.checkCap(s);
     const handle = `o${s.nextOp++}`;
     const startedAt = new Date(this.now());
     const op: Operation = {
