@@ -9,9 +9,11 @@
  * on the same thread; `SVC_BENCH_INPROCESS=1` runs that arrangement for comparison
  * (docs/benchmarks.md has the figures of both).
  *
- * Two loads, interleaved (direct, svc, svc, direct, ...) in rounds to spread the machine's noise:
- * 1 connection for latency (added p50 = svc p50 - direct p50) and 10 connections for throughput.
- * Targets: svc throughput at least 50 % of direct; svc adds under 1 ms to the p50 latency.
+ * Three sides (direct, svc with the same program text, svc-new with a new text every request)
+ * and two loads, interleaved in rounds (the order reversed every other round) to spread the
+ * machine's noise: 1 connection for latency (added p50 = svc p50 - direct p50) and 10 connections
+ * for throughput. Targets: svc throughput at least 50 % of direct; svc adds under 1 ms to the p50
+ * latency (checked for both svc sides).
  */
 import autocannon from 'autocannon';
 import { median, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
