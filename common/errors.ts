@@ -71,6 +71,7 @@ export const CODES = {
   cgs_invalid: { status: 400, about: 'a CGS breaks the interchange JSON Schema' },
   version_conflict: { status: 409, about: 'two different artifacts claim the same entry_id and version' },
   bad_backend_override: { status: 400, about: 'a backend URL override is malformed or names no entry' },
+  backend_userinfo_ignored: { status: 400, about: 'a backend URL carries user:password, which svc never sends (a warning; the entry loads without it)' },
   catalog_dir_empty: { status: 400, about: 'a catalog directory holds no loadable catalog' },
   bad_arguments: { status: 400, about: 'command-line or request arguments are invalid' },
   // program text: lexing and parsing (compiler/)
@@ -83,6 +84,8 @@ export const CODES = {
   heredoc_missing_tag: { status: 400, about: 'a heredoc opener `<<` has no tag before the newline' },
   legacy_heredoc: { status: 400, about: 'the removed three-character heredoc opener' },
   empty_program: { status: 400, about: 'the program has no statement' },
+  too_many_errors: { status: 400, about: 'more errors than are shown: the count of those left out (MAX_SHOWN_ERRORS)' },
+  program_too_large: { status: 400, about: 'a program or plan has more statements or steps than allowed (MAX_PROGRAM_STATEMENTS)' },
   // program text: resolving and checking (compiler/)
   unknown_symbol: { status: 400, about: 'a symbol or qualified name that the session does not know' },
   legacy_symbol: { status: 400, about: 'a `p#` parameter symbol: parameters use wire names' },
@@ -115,6 +118,7 @@ export const CODES = {
   cancelled: { status: 409, about: 'the run was cancelled' },
   catalog_mismatch: { status: 409, about: 'a plan was compiled against a catalog content the server does not hold' },
   step_skipped: { status: 424, about: 'a step did not run because a step it needs failed' },
+  call_budget_exceeded: { status: 422, about: 'the run reached its budget of vendor calls (maxCalls) and stopped before the next call' },
   unsupported_store: { status: 400, about: 'a storage URL names a scheme this build does not support' },
   // HTTP surface (server/)
   not_found: { status: 404, about: 'no route, entry or resource at this address' },
@@ -126,6 +130,7 @@ export const CODES = {
   // execute sessions, plan tokens and page handles (server/)
   unknown_entry: { status: 404, about: 'no loaded catalog has this entry_id' },
   unknown_session: { status: 404, about: 'no execute session at this prompt_hash and session' },
+  too_many_sessions: { status: 429, about: 'the tenant or the server holds as many sessions as allowed, each running a background operation' },
   session_stale: { status: 409, about: 'a catalog pinned by the session changed (reload): the session is not reused' },
   catalog_not_in_session: { status: 400, about: 'a program names a catalog the session has not loaded' },
   bad_seed: { status: 400, about: 'a seed is not api:Entity of a loaded catalog' },
@@ -146,11 +151,12 @@ export const CODES = {
   // inbound authentication (server/auth/)
   auth_config_invalid: { status: 500, about: 'the inbound auth settings cannot start the server' },
   auth_token_expired: { status: 401, about: 'the JWT has expired (exp)' },
-  auth_token_not_yet_valid: { status: 401, about: 'the JWT is not valid yet (nbf)' },
+  auth_token_not_yet_valid: { status: 401, about: 'the JWT is not valid yet (nbf), or was issued in the future (iat), beyond the clock skew' },
   auth_bad_signature: { status: 401, about: 'the JWT signature does not verify with the configured secret' },
   auth_bad_algorithm: { status: 401, about: 'the JWT is not signed with HS256' },
   auth_malformed_token: { status: 401, about: 'the bearer token is not a well-formed JWT' },
   auth_missing_claim: { status: 401, about: 'the JWT lacks sub or tenant_id (tid)' },
+  auth_invalid_claim: { status: 401, about: 'a JWT claim svc reads (sub, tenant_id, tid) is present but not a non-empty string' },
   auth_bad_issuer: { status: 401, about: 'the JWT iss does not match SVC_AUTH_JWT_ISSUER' },
   auth_bad_audience: { status: 401, about: 'the JWT aud does not match SVC_AUTH_JWT_AUDIENCE' },
   auth_unknown_key: { status: 401, about: 'the X-API-Key is not in the key file' },

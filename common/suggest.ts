@@ -17,17 +17,29 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
+/** Longest word that is compared by edit distance (longer words are only matched as a part of a candidate). */
+export const SUGGEST_MAX_LENGTH = 64;
+
 /**
- * Candidates close to `word` (case-insensitive edit distance within about a third of its length),
- * nearest first. Empty when nothing is close.
+ * Candidates close to `word` (case-insensitive edit distance within about a third of its length,
+ * or containing it), nearest first. Empty when nothing is close. Linear in the candidates' length:
+ * the edit distance is computed only for words up to `SUGGEST_MAX_LENGTH` and candidates whose
+ * length is within reach.
  */
 export function nearest(word: string, candidates: Iterable<string>, max = 3): string[] {
   const w = word.toLowerCase();
   const limit = Math.max(1, Math.ceil(w.length / 3));
   const scored: Array<[string, number]> = [];
   for (const c of candidates) {
-    const d = editDistance(w, c.toLowerCase());
-    if (d <= limit || c.toLowerCase().startsWith(w) || (w.length >= 3 && c.toLowerCase().includes(w))) scored.push([c, d]);
+    const lc = c.toLowerCase();
+    // A candidate holding the word is that many insertions away.
+    if (lc.startsWith(w) || (w.length >= 3 && lc.includes(w))) {
+      scored.push([c, lc.length - w.length]);
+      continue;
+    }
+    if (w.length > SUGGEST_MAX_LENGTH || Math.abs(lc.length - w.length) > limit) continue;
+    const d = editDistance(w, lc);
+    if (d <= limit) scored.push([c, d]);
   }
   scored.sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0]));
   return scored.slice(0, max).map(([c]) => c);
