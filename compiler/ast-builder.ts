@@ -6,6 +6,7 @@
  */
 import type { CstNode, IToken } from 'chevrotain';
 import { svcError, type ErrorCode, type SvcError } from '../common/errors.js';
+import { quote } from '../common/quote.js';
 import type { Arg, Call, Chain, ContinuationStmt, Name, Projection, SrcSpan, Statement, Value } from './ast.js';
 import type { NumberPayload } from './lexer.js';
 import { spanAt, tokenEnd } from './lexer.js';
@@ -101,7 +102,7 @@ class AstBuilder extends BaseVisitor {
     const kind = expr.head.name.text as ContinuationStmt['kind'];
     const form = kind === 'page' ? 'page(pg3)[name, city]' : `${kind}(o3)`;
     const member = expr.members[0];
-    if (member) return this.fail(c, 'syntax_error', member.span, `\`${kind}(...)\` takes no \`.${member.name.text}\``, `write ${form} on its own`);
+    if (member) return this.fail(c, 'syntax_error', member.span, `\`${kind}(...)\` takes no \`.${quote(member.name.text)}\``, `write ${form} on its own`);
     if (kind !== 'page' && expr.projection) {
       return this.fail(c, 'syntax_error', expr.projection.span, `\`${kind}(...)\` takes no projection`, `write ${form}; only page(...) takes a [field, ...] projection`);
     }
@@ -121,7 +122,7 @@ class AstBuilder extends BaseVisitor {
     }
     const handle = v.binding;
     if (!(kind === 'page' ? PAGE_HANDLE : OP_HANDLE).test(handle.text)) {
-      return this.fail(c, 'bad_handle', handle.span, `\`${handle.text}\` is not ${kind === 'page' ? 'a page' : 'an operation'} handle`, handleHint);
+      return this.fail(c, 'bad_handle', handle.span, `\`${quote(handle.text)}\` is not ${kind === 'page' ? 'a page' : 'an operation'} handle`, handleHint);
     }
     const st: ContinuationStmt = { kind, handle, span: expr.span };
     if (expr.projection) st.projection = expr.projection;
@@ -194,7 +195,7 @@ class AstBuilder extends BaseVisitor {
     const keyText = q.image.slice(0, colon);
     const key: Name = { text: keyText, span: this.span(c, q.startOffset, q.startOffset + colon) };
     if (!KEY.test(keyText)) {
-      return this.fail(c, 'syntax_error', key.span, `\`${keyText}\` is not a valid object key`, `keys are names or strings: write {"${keyText}": ...}`);
+      return this.fail(c, 'syntax_error', key.span, `\`${quote(keyText)}\` is not a valid object key`, `keys are names or strings: write {"${quote(keyText)}": ...}`);
     }
     const vStart = q.startOffset + colon + 1;
     const word = q.image.slice(colon + 1);

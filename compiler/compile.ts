@@ -1,10 +1,13 @@
 /**
  * The compiler facade: program text -> plan IR + commit id + review, or diagnostics. Top-level
  * continuations (`page`, `wait`, `cancel`) are recognised and handed back for the server.
+ * Diagnostics are bounded (`boundErrors`): the first 20 in program order, then `too_many_errors`.
  */
+import { boundErrors } from '../common/bound-errors.js';
 import type { SvcError } from '../common/errors.js';
 import type { Registry } from '../pack/registry.js';
 import type { ContinuationStmt } from './ast.js';
+import { DEFAULT_MAX_VENDOR_CALLS } from './limits.js';
 import { parseProgram } from './parse.js';
 import { planCommitId, type Plan, type Review } from './plan.js';
 import { resolveProgram, type ResolveOptions } from './resolve.js';
@@ -21,6 +24,8 @@ export interface CompileOptions {
   symbols?: SymbolTable;
   maxFanout?: number;
   maxLimit?: number;
+  /** Budget of vendor calls: a plan that may make more needs review (default `DEFAULT_MAX_VENDOR_CALLS`, 200). */
+  maxCalls?: number;
 }
 
 /**
@@ -39,7 +44,9 @@ export function compileProgram(text: string, opts: CompileOptions): Compiled {
   if (opts.maxFanout !== undefined) ropts.maxFanout = opts.maxFanout;
   if (opts.maxLimit !== undefined) ropts.maxLimit = opts.maxLimit;
   const r = resolveProgram(parsed.program, text, ropts);
-  if (!r.plan) return { kind: 'error', diagnostics: r.diagnostics };
-  const review = reviewPlan(r.plan, opts.registry);
+  // Resolution goes statement by statement, so its diagnostics are in program order already.
+  if (!r.plan) return { kind: 'error', diagnostics: boundErrors(r.diagnostics) };
+  const review = reviewPlan(r.plan, opts.registry, opts.maxCalls ?? DEFAULT_MAX_VENDOR_CALLS);
   return { kind: 'plan', plan: { ...r.plan, summary: review }, commit_id: planCommitId(r.plan), review, diagnostics: [] };
 }
+

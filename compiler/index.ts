@@ -15,3 +15,4 @@ export { renderWave, waveRows, teachingRules, exampleProgram, TEACHING_HEADER } 
 export type { TeachingRow } from './teaching.js';
 export { teachabilityCheck } from './teachable.js';
 export { describeType, exampleLiteral } from './values.js';
+export { MAX_PROGRAM_STATEMENTS, DEFAULT_MAX_VENDOR_CALLS } from './limits.js';

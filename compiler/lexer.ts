@@ -5,10 +5,12 @@
  * on its own and report the errors of every line.
  */
 import { Lexer, type ILexingError, type IToken } from 'chevrotain';
+import { MAX_SHOWN_ERRORS } from '../common/bound-errors.js';
 import { svcError, type Span, type SvcError } from '../common/errors.js';
+import { quote } from '../common/quote.js';
 import { LineIndex } from './spans.js';
 import {
-  allTokens, Heredoc, LBrace, LBracket, LegacyQuotes, LParen, Newline, NumberLit, RBrace, RBracket, RParen,
+  allTokens, forgetLexedText, Heredoc, LBrace, LBracket, LegacyQuotes, LParen, Newline, NumberLit, RBrace, RBracket, RParen,
   Semicolon, SingleQuoted, StringLit, UnterminatedString, type HeredocPayload,
 } from './tokens.js';
 
@@ -25,11 +27,18 @@ export interface LexedStatement {
   bad: boolean;
   /** What ends the statement: a newline, a `;`, or the end of the input. */
   end: 'line' | 'semicolon' | 'input';
+  /** Offset of its first token or lexical error. */
+  start: number;
+  /** Lexical errors inside it (the diagnostics built, and those only counted). */
+  errors: number;
 }
 
 export interface LexResult {
   statements: LexedStatement[];
+  /** The first diagnostics by position (at most `MAX_SHOWN_ERRORS` + 1 of them are built)... */
   diagnostics: SvcError[];
+  /** ... and how many more there are, counted but never built. */
+  hidden: number;
 }
 
 const lexer = new Lexer(allTokens, {
@@ -54,8 +63,11 @@ export function spanAt(lines: LineIndex, start: number, end: number): Span {
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', n: '\n', t: '\t', r: '\r', b: '\b', f: '\f' };
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
-/** The value of a string token (quotes removed, escapes decoded), or a `bad_escape` diagnostic. */
-function decodeString(image: string, start: number, lines: LineIndex): string | SvcError {
+/** Builds a diagnostic only when it may be shown (see `Splitter.fail`). */
+type Diagnose = () => SvcError;
+
+/** The value of a string token (quotes removed, escapes decoded), or its `bad_escape` diagnostic. */
+function decodeString(image: string, start: number, lines: LineIndex): string | Diagnose {
   const body = image.slice(1, -1);
   if (body.indexOf('\\') < 0) return body;
   let out = '';
@@ -77,7 +89,7 @@ function decodeString(image: string, start: number, lines: LineIndex): string | 
       const at = start + 1 + i;
       const len = e === 'u' ? 2 + /^[0-9a-fA-F]{0,3}/.exec(body.slice(i + 2))![0].length : 2;
       const text = body.slice(i, i + len);
-      return svcError('bad_escape', e === 'u' ? `escape \`${text}\` needs four hex digits` : `unknown escape \`${text}\` in a string`, {
+      return () => svcError('bad_escape', e === 'u' ? `escape \`${text}\` needs four hex digits` : `unknown escape \`${text}\` in a string`, {
         span: spanAt(lines, at, at + len),
         hint: e === 'u'
           ? 'write \\u followed by exactly four hex digits, e.g. \\u00e9'
@@ -91,24 +103,24 @@ function decodeString(image: string, start: number, lines: LineIndex): string | 
 const INTEGER = /^-?\d+$/;
 const DECIMAL = /^-?\d+\.\d+(?:[eE][+-]?\d+)?$/;
 
-/** The value of a number token, or a `bad_number` diagnostic. */
-function decodeNumber(image: string, start: number, lines: LineIndex): NumberPayload | SvcError {
+/** The value of a number token, or its `bad_number` diagnostic. */
+function decodeNumber(image: string, start: number, lines: LineIndex): NumberPayload | Diagnose {
   if (INTEGER.test(image)) {
     const value = Number(image);
     if (Number.isSafeInteger(value)) return { kind: 'integer', value: value === 0 ? 0 : value };
-    return svcError('bad_number', `integer \`${image}\` is out of range`, {
+    return () => svcError('bad_number', `integer \`${quote(image)}\` is out of range`, {
       span: spanAt(lines, start, start + image.length),
-      hint: 'integers must lie between -9007199254740991 and 9007199254740991; pass a larger number as a string, e.g. "' + image + '"',
+      hint: 'integers must lie between -9007199254740991 and 9007199254740991; pass a larger number as a string, e.g. "' + quote(image) + '"',
     });
   }
   if (DECIMAL.test(image)) {
     const value = Number(image);
     if (Number.isFinite(value)) return { kind: 'decimal', value };
-    return svcError('bad_number', `decimal \`${image}\` is out of range`, { span: spanAt(lines, start, start + image.length), hint: 'use a smaller exponent, or pass the number as a string' });
+    return () => svcError('bad_number', `decimal \`${quote(image)}\` is out of range`, { span: spanAt(lines, start, start + image.length), hint: 'use a smaller exponent, or pass the number as a string' });
   }
-  return svcError('bad_number', `\`${image}\` is not a number`, {
+  return () => svcError('bad_number', `\`${quote(image)}\` is not a number`, {
     span: spanAt(lines, start, start + image.length),
-    hint: 'integers are written like 42 or -7, decimals like 2.5 or 1.5e-3 (digits on both sides of the dot); quote text that starts with a digit, e.g. "' + image + '"',
+    hint: 'integers are written like 42 or -7, decimals like 2.5 or 1.5e-3 (digits on both sides of the dot); quote text that starts with a digit, e.g. "' + quote(image) + '"',
   });
 }
 
@@ -123,12 +135,12 @@ function heredocError(p: Extract<HeredocPayload, { ok: false }>, start: number, 
     case 'heredoc_missing_tag':
       return svcError('heredoc_missing_tag', 'the heredoc opener `<<` has no tag', { span, hint: `put the tag right after \`<<\` with no space: ${HEREDOC_FORM}` });
     case 'unterminated_heredoc':
-      return svcError('unterminated_heredoc', `the heredoc \`<<${p.tag ?? ''}\` is never closed`, {
+      return svcError('unterminated_heredoc', `the heredoc \`<<${quote(p.tag ?? '')}\` is never closed`, {
         span,
-        hint: `end the text with a line holding only ${p.tag ?? 'the tag'} (it may be followed directly by \`)\`, \`,\` or \`}\`)`,
+        hint: `end the text with a line holding only ${p.tag ? quote(p.tag) : 'the tag'} (it may be followed directly by \`)\`, \`,\` or \`}\`)`,
       });
     case 'syntax_error':
-      return svcError('syntax_error', `the heredoc opener \`<<${p.tag ?? ''}\` must end its line`, {
+      return svcError('syntax_error', `the heredoc opener \`<<${quote(p.tag ?? '')}\` must end its line`, {
         span,
         hint: `start the text on the next line: ${HEREDOC_FORM}; nothing, not even a space, may follow the tag on the opener line`,
       });
@@ -164,14 +176,24 @@ function unexpected(text: string, start: number, length: number, lines: LineInde
  * diagnostic and marks its statement `bad`.
  */
 export function lex(text: string, lines: LineIndex): LexResult {
-  const { tokens, errors } = lexer.tokenize(text);
-  return new Splitter(text, lines, errors).run(tokens);
+  try {
+    const { tokens, errors } = lexer.tokenize(text);
+    return new Splitter(text, lines, errors).run(tokens);
+  } finally {
+    forgetLexedText();
+  }
 }
 
 class Splitter {
   readonly statements: LexedStatement[] = [];
   readonly diagnostics: SvcError[] = [];
+  /** Diagnostics past the first `MAX_SHOWN_ERRORS` + 1: counted, not built. */
+  private hidden = 0;
   private cur: IToken[] = [];
+  /** Offset where the current statement starts (its first token or lexical error), -1 before. */
+  private start = -1;
+  /** Lexical errors in the current statement. */
+  private errorCount = 0;
   private bad = false;
   private depth = 0;
   private tooDeep = false;
@@ -195,24 +217,33 @@ class Splitter {
     }
     this.takeErrorsBefore(Infinity);
     this.flush('input');
-    return { statements: this.statements, diagnostics: this.diagnostics };
+    return { statements: this.statements, diagnostics: this.diagnostics, hidden: this.hidden };
   }
 
-  private fail(e: SvcError): void {
-    this.diagnostics.push(e);
+  /**
+   * Mark the statement bad and record its diagnostic. Lexical diagnostics come in text order, so
+   * once one more than can be shown is built, the rest are only counted.
+   */
+  private fail(diagnose: Diagnose): void {
+    if (this.diagnostics.length <= MAX_SHOWN_ERRORS) this.diagnostics.push(diagnose());
+    else this.hidden++;
+    this.errorCount++;
     this.bad = true;
   }
 
   private takeErrorsBefore(offset: number): void {
     while (this.errIdx < this.errors.length && this.errors[this.errIdx]!.offset < offset) {
       const e = this.errors[this.errIdx++]!;
-      this.fail(unexpected(this.text, e.offset, e.length, this.lines));
+      if (this.start < 0) this.start = e.offset;
+      this.fail(() => unexpected(this.text, e.offset, e.length, this.lines));
     }
   }
 
   private flush(end: LexedStatement['end']): void {
-    if (this.cur.length > 0 || this.bad) this.statements.push({ tokens: this.cur, bad: this.bad, end });
+    if (this.start >= 0) this.statements.push({ tokens: this.bad ? [] : this.cur, bad: this.bad, end, start: this.start, errors: this.errorCount });
     this.cur = [];
+    this.start = -1;
+    this.errorCount = 0;
     this.bad = false;
     this.depth = 0;
     this.tooDeep = false;
@@ -222,10 +253,11 @@ class Splitter {
   private token(tok: IToken): void {
     const type = tok.tokenType;
     const start = tok.startOffset;
+    if (this.start < 0) this.start = start;
     if (type === LParen || type === LBracket || type === LBrace) {
       if (++this.depth > MAX_NESTING && !this.tooDeep) {
         this.tooDeep = true;
-        this.fail(svcError('syntax_error', `brackets are nested more than ${MAX_NESTING} deep`, {
+        this.fail(() => svcError('syntax_error', `brackets are nested more than ${MAX_NESTING} deep`, {
           span: spanAt(this.lines, start, start + 1),
           hint: 'flatten the value; programs this deep are never needed',
         }));
@@ -238,20 +270,21 @@ class Splitter {
       else this.fail(v);
     } else if (type === NumberLit) {
       const v = decodeNumber(tok.image, start, this.lines);
-      if ('code' in v) this.fail(v);
+      if (typeof v === 'function') this.fail(v);
       else tok.payload = v;
     } else if (type === Heredoc || type === LegacyQuotes) {
       const p = tok.payload as HeredocPayload;
-      if (!p.ok) this.fail(heredocError(p, start, this.lines));
+      if (!p.ok) this.fail(() => heredocError(p, start, this.lines));
     } else if (type === UnterminatedString) {
       this.breakAtNewline = true;
-      this.fail(svcError('unterminated_string', 'this string has no closing quote on its line', {
+      this.fail(() => svcError('unterminated_string', 'this string has no closing quote on its line', {
         span: spanAt(this.lines, start, start + tok.image.length),
         hint: 'close the string with " before the end of the line; for text spanning lines use a heredoc: <<EOT, a newline, the text, then a line holding EOT',
       }));
     } else if (type === SingleQuoted) {
-      this.fail(unexpected(this.text, start, 1, this.lines));
+      this.fail(() => unexpected(this.text, start, 1, this.lines));
     }
-    this.cur.push(tok);
+    // A bad statement is never parsed: its tokens need not be kept.
+    if (!this.bad) this.cur.push(tok);
   }
 }

@@ -5,16 +5,22 @@
  * Never throws: an unexpected internal failure becomes one `internal_error` diagnostic.
  */
 import { EOF, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
+import { boundErrors, MAX_SHOWN_ERRORS } from '../common/bound-errors.js';
 import { svcError, type SvcError } from '../common/errors.js';
+import { quote } from '../common/quote.js';
 import type { Program, Statement } from './ast.js';
 import { buildStatement, srcSpan } from './ast-builder.js';
 import { lex, spanAt, tokenEnd, type LexedStatement } from './lexer.js';
+import { MAX_PROGRAM_STATEMENTS, programTooLarge } from './limits.js';
 import { statementParser, type ParseFailure } from './parser.js';
 import { LineIndex } from './spans.js';
 import * as T from './tokens.js';
 
 /**
- * Parse a program. `program` is set only when there are no diagnostics.
+ * Parse a program. `program` is set only when there are no diagnostics. At most
+ * `MAX_SHOWN_ERRORS` diagnostics come back, the first by position, then one `too_many_errors`
+ * with the count of the rest; a program of more than `MAX_PROGRAM_STATEMENTS` statements gets
+ * only `program_too_large`, before any statement is parsed.
  *
  * @example parseProgram('e1(city="Berlin")[name]').program?.statements[0]?.kind // 'expr'
  */
@@ -28,26 +34,35 @@ export function parseProgram(text: string): { program?: Program; diagnostics: Sv
 
 function parse(text: string): { program?: Program; diagnostics: SvcError[] } {
   const lines = new LineIndex(text);
-  const { statements, diagnostics } = lex(text, lines);
+  const { statements, diagnostics, hidden } = lex(text, lines);
+  if (statements.length > MAX_PROGRAM_STATEMENTS) return { diagnostics: [tooManyStatements(statements, lines)] };
   const out: Statement[] = [];
   const ctx = { lines, diagnostics };
+  // Diagnostics of the statements before the current one: once as many as can be shown lie
+  // there, later statements' errors are only counted, so they skip the costly wording.
+  let before = 0;
   for (const st of statements) {
+    const quiet = before >= MAX_SHOWN_ERRORS;
+    before += st.errors;
     if (st.bad) continue;
+    const n = diagnostics.length;
     statementParser.input = st.tokens;
     const cst = statementParser.statement();
     const err = statementParser.errors[0];
-    if (err) diagnostics.push(syntaxError(err, st, lines));
+    if (err) diagnostics.push(syntaxError(err, st, lines, quiet));
     else {
       const s = buildStatement(cst, ctx);
       if (s) out.push(s);
     }
+    before += diagnostics.length - n;
   }
   if (statements.length > 1) {
     for (const s of out) {
       if (s.kind !== 'page' && s.kind !== 'wait' && s.kind !== 'cancel') continue;
-      diagnostics.push(svcError('continuation_not_alone', `\`${s.kind}(${s.handle.text})\` must be the only statement of the program`, {
+      const whole = quote(text.slice(s.span.start, s.span.end));
+      diagnostics.push(svcError('continuation_not_alone', `\`${s.kind}(${quote(s.handle.text)})\` must be the only statement of the program`, {
         span: spanAt(lines, s.span.start, s.span.end),
-        hint: `send \`${text.slice(s.span.start, s.span.end)}\` on its own as the whole program, and the other statements separately`,
+        hint: `send \`${whole}\` on its own as the whole program, and the other statements separately`,
       }));
     }
   }
@@ -57,8 +72,14 @@ function parse(text: string): { program?: Program; diagnostics: SvcError[] } {
       hint: 'write an expression such as e1(city="Berlin")[name]; blank lines and # comments do not count',
     }));
   }
-  if (diagnostics.length > 0) return { diagnostics: sortByPosition(diagnostics) };
+  if (diagnostics.length > 0) return { diagnostics: boundErrors(sortByPosition(diagnostics), hidden) };
   return { program: { statements: out, span: srcSpan(lines, 0, text.length) }, diagnostics: [] };
+}
+
+/** `program_too_large`, pointing at the first statement past the limit. */
+function tooManyStatements(statements: LexedStatement[], lines: LineIndex): SvcError {
+  const at = statements[MAX_PROGRAM_STATEMENTS]!.start;
+  return programTooLarge(`the program has ${statements.length} statements; the limit is ${MAX_PROGRAM_STATEMENTS}`, spanAt(lines, at, at));
 }
 
 function sortByPosition(ds: SvcError[]): SvcError[] {
@@ -140,9 +161,9 @@ function shorten(s: string): string {
 function describeActual(tok: IToken | undefined, st: LexedStatement): string {
   if (!tok) return st.end === 'line' ? 'end of the line' : st.end === 'semicolon' ? '`;`' : 'end of the program';
   switch (tok.tokenType) {
-    case T.Identifier: case T.Qualified: return `name \`${tok.image}\``;
+    case T.Identifier: case T.Qualified: return `name \`${quote(tok.image)}\``;
     case T.StringLit: return `string ${shorten(tok.image)}`;
-    case T.NumberLit: return `number \`${tok.image}\``;
+    case T.NumberLit: return `number \`${quote(tok.image)}\``;
     case T.Heredoc: return 'heredoc';
     default: return `\`${tok.image}\``;
   }
@@ -164,18 +185,22 @@ function describeExpected(types: TokenType[], inProjection: boolean): string {
   return `${parts.slice(0, -1).join(', ')} or ${parts[parts.length - 1]}`;
 }
 
-function syntaxError(e: IRecognitionException, st: LexedStatement, lines: LineIndex): SvcError {
+/**
+ * The diagnostic of a statement's syntax error. `quiet`: it will not be shown (enough errors come
+ * before it), so it is counted with the position Chevrotain reported, without the costly wording.
+ */
+function syntaxError(e: IRecognitionException, st: LexedStatement, lines: LineIndex, quiet = false): SvcError {
   try {
-    return wordSyntaxError(e, st, lines);
+    if (!quiet) return wordSyntaxError(e, st, lines);
   } catch {
     // Wording is best effort; the position Chevrotain reported is always available.
-    const tok = e.token.tokenType === EOF ? undefined : e.token;
-    const start = tok ? tok.startOffset : st.tokens.length > 0 ? tokenEnd(st.tokens[st.tokens.length - 1]!) : 0;
-    return svcError('syntax_error', `unexpected ${describeActual(tok, st)}`, {
-      span: spanAt(lines, start, tok ? tokenEnd(tok) : start),
-      hint: 'check this statement against the grammar: name(arg=value, ...)[field, ...]',
-    });
   }
+  const tok = e.token.tokenType === EOF ? undefined : e.token;
+  const start = tok ? tok.startOffset : st.tokens.length > 0 ? tokenEnd(st.tokens[st.tokens.length - 1]!) : 0;
+  return svcError('syntax_error', `unexpected ${describeActual(tok, st)}`, {
+    span: spanAt(lines, start, tok ? tokenEnd(tok) : start),
+    hint: 'check this statement against the grammar: name(arg=value, ...)[field, ...]',
+  });
 }
 
 function wordSyntaxError(e: IRecognitionException, st: LexedStatement, lines: LineIndex): SvcError {

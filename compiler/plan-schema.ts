@@ -1,5 +1,6 @@
 /** JSON Schema of the plan IR: the server validates client-compiled plans with it (ajv). */
 import { CAPABILITY_KINDS } from '../pack/cgs.js';
+import { MAX_PROGRAM_STATEMENTS } from './limits.js';
 import { PLAN_VERSION } from './plan.js';
 
 const stepId = { type: 'string', pattern: '^n[1-9][0-9]*$' };
@@ -17,7 +18,7 @@ export const planSchema = {
     steps: {
       type: 'array',
       minItems: 1,
-      maxItems: 1000,
+      maxItems: MAX_PROGRAM_STATEMENTS,
       items: {
         type: 'object',
         properties: {

@@ -51,7 +51,11 @@ export interface Plan {
 }
 
 export type Verdict = 'proceed' | 'review';
-export type FlowWarning = 'unbounded_list' | 'large_fanout';
+/**
+ * `unbounded_list`: a list may yield more than 1000 rows; `large_fanout`: a fan-out over more than
+ * 25 rows; `over_call_budget`: the plan may make more vendor calls than its budget.
+ */
+export type FlowWarning = 'unbounded_list' | 'large_fanout' | 'over_call_budget';
 
 export interface Review {
   verdict: Verdict;
@@ -59,6 +63,11 @@ export interface Review {
   flow: 'clean' | FlowWarning[];
   /** Steps that change the vendor's state. */
   mutations: number;
+  /**
+   * Upper bound of the vendor HTTP calls the plan makes (pages and fan-out calls; retries not
+   * counted); null when no bound can be given (then the flow has `over_call_budget`).
+   */
+  max_calls: number | null;
   /** Short human-readable account of the DAG, one line per step. */
   text: string;
 }

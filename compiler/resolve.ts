@@ -3,13 +3,16 @@
  * build the plan IR. Never throws on user input: every problem is a diagnostic with a code, a
  * span and a hint; resolution goes on after an error so all problems are reported at once.
  */
+import { MAX_SHOWN_ERRORS } from '../common/bound-errors.js';
 import type { ErrorCode, SvcError } from '../common/errors.js';
 import { svcError } from '../common/errors.js';
+import { quote } from '../common/quote.js';
 import { nearest } from '../common/suggest.js';
 import type { Capability, Entity } from '../pack/cgs.js';
 import { WRITE_KINDS } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 import type { Arg, Call, Chain, Name, Program, SrcSpan } from './ast.js';
+import { MAX_PROGRAM_STATEMENTS, programTooLarge } from './limits.js';
 import { PLAN_VERSION, type Plan, type PlanArg, type PlanStep } from './plan.js';
 import { LineIndex } from './spans.js';
 import { defaultReads, type SymbolTable } from './symbols.js';
@@ -53,8 +56,18 @@ class Resolver {
   private readonly lines: LineIndex;
   private readonly diags: SvcError[] = [];
   private readonly steps: PlanStep[] = [];
+  /** The steps by id, and how many steps depend on each (so a lookup never scans `steps`). */
+  private readonly byId = new Map<string, PlanStep>();
+  private readonly dependents = new Map<string, number>();
   /** Step ids are never reused, even when a folded parent is dropped (renumber makes them dense). */
   private stepCount = 0;
+  /** Set once the plan has more than `MAX_PROGRAM_STATEMENTS` steps: resolution stops there. */
+  private tooLarge = false;
+  /**
+   * Set while resolving a statement after enough diagnostics to show: its diagnostics are only
+   * counted, so they skip the "did you mean" search.
+   */
+  private quiet = false;
   private readonly bindings = new Map<string, Shape>();
   private readonly maxFanout: number;
   private readonly maxLimit: number;
@@ -70,13 +83,20 @@ class Resolver {
     return undefined;
   }
 
+  /** A hint that searches for near names: skipped while `quiet`. */
+  private suggest(hint: () => string): string | undefined {
+    return this.quiet ? undefined : hint();
+  }
+
   run(program: Program): { plan?: Plan; diagnostics: SvcError[] } {
     const bind: Record<string, string> = {};
     const ret: string[] = [];
     for (const st of program.statements) {
+      if (this.tooLarge) break;
+      this.quiet = this.diags.length >= MAX_SHOWN_ERRORS;
       if (st.kind === 'binding') {
         if (this.bindings.has(st.name.text)) {
-          this.fail('duplicate_binding', st.name.span, `\`${st.name.text}\` is already bound`, 'pick a new name for this binding; a name is bound once per program');
+          this.fail('duplicate_binding', st.name.span, `\`${quote(st.name.text)}\` is already bound`, 'pick a new name for this binding; a name is bound once per program');
           continue;
         }
         const shape = this.chain(st.expr);
@@ -88,8 +108,11 @@ class Resolver {
         const shape = this.chain(st.expr);
         if (shape) ret.push(shape.step.id);
       } else {
-        this.fail('continuation_not_alone', st.span, `\`${st.kind}(...)\` is dispatched by the server and cannot be compiled into a plan`, `send \`${st.kind}(${st.handle.text})\` as the whole program`);
+        this.fail('continuation_not_alone', st.span, `\`${st.kind}(...)\` is dispatched by the server and cannot be compiled into a plan`, `send \`${st.kind}(${quote(st.handle.text)})\` as the whole program`);
       }
+    }
+    if (this.tooLarge) {
+      return { diagnostics: [programTooLarge(`the plan has more than ${MAX_PROGRAM_STATEMENTS} steps; the limit is ${MAX_PROGRAM_STATEMENTS}`, this.lines.span(program.span))] };
     }
     if (this.diags.length) return { diagnostics: this.diags };
     if (ret.length === 0) {
@@ -110,7 +133,8 @@ class Resolver {
     if (!target) return undefined;
     let cur: Shape | undefined;
     if (target.kind === 'binding') {
-      if (chain.head.args) return this.fail('syntax_error', chain.head.span, `\`${chain.head.name.text}\` is a binding, not something to call`, `use it as ${chain.head.name.text}.<relation> or pass ${chain.head.name.text}.<field> as an argument`);
+      const b = quote(chain.head.name.text);
+      if (chain.head.args) return this.fail('syntax_error', chain.head.span, `\`${b}\` is a binding, not something to call`, `use it as ${b}.<relation> or pass ${b}.<field> as an argument`);
       cur = { ...target.shape, own: false };
     } else if (target.kind === 'entity') {
       cur = this.entityCall(target.api, target.entity, chain.head);
@@ -126,7 +150,7 @@ class Resolver {
       const fields = cur.entity.fields.map((f) => f.name);
       const proj: string[] = [];
       for (const f of chain.projection.fields) {
-        if (!fields.includes(f.text)) this.fail('projection_unknown_field', f.span, `${cur.api}:${cur.entity.name} has no field \`${f.text}\``, fieldHint(f.text, fields));
+        if (!fields.includes(f.text)) this.fail('projection_unknown_field', f.span, `${cur.api}:${cur.entity.name} has no field \`${quote(f.text)}\``, this.suggest(() => fieldHint(f.text, fields)));
         else if (!proj.includes(f.text)) proj.push(f.text);
       }
       if (cur.card === 'none') this.fail('projection_unknown_field', chain.projection.span, `\`${cur.step.capability}\` returns no rows to project`, 'remove the projection');
@@ -138,8 +162,8 @@ class Resolver {
   private target(name: Name): Target | undefined {
     const t = name.text;
     if (name.qualified) return this.qualified(name);
-    if (/^p\d+$/.test(t)) return this.fail('legacy_symbol', name.span, `\`${t}\` is a legacy parameter symbol`, 'parameters are written with their wire names, e.g. city="Berlin"');
-    if (/^s\d+$/.test(t)) return this.fail('legacy_slot', name.span, `\`${t}\` is a removed transport slot`, 'write the entity symbol (e1) or its qualified name (api:Entity)');
+    if (/^p\d+$/.test(t)) return this.fail('legacy_symbol', name.span, `\`${quote(t)}\` is a legacy parameter symbol`, 'parameters are written with their wire names, e.g. city="Berlin"');
+    if (/^s\d+$/.test(t)) return this.fail('legacy_slot', name.span, `\`${quote(t)}\` is a removed transport slot`, 'write the entity symbol (e1) or its qualified name (api:Entity)');
     const b = this.bindings.get(t);
     if (b) return { kind: 'binding', shape: b };
     const sym = this.opts.symbols?.lookup(t);
@@ -150,9 +174,9 @@ class Resolver {
       const cap = this.opts.registry.capability(sym.api, sym.capability);
       if (cap) return { kind: 'capability', api: sym.api, cap };
     } else if (sym?.kind === 'relation') {
-      return this.fail('unknown_symbol', name.span, `\`${t}\` is a relation: it follows a row`, `write e.g. ${this.opts.symbols?.entitySymbol(sym.api, sym.entity)?.sym ?? `${sym.api}:${sym.entity}`}("<id>").${t}`);
+      return this.fail('unknown_symbol', name.span, `\`${quote(t)}\` is a relation: it follows a row`, `write e.g. ${this.opts.symbols?.entitySymbol(sym.api, sym.entity)?.sym ?? `${sym.api}:${sym.entity}`}("<id>").${t}`);
     }
-    return this.fail('unknown_symbol', name.span, `\`${t}\` is not a symbol of this session`, this.symbolHint(t));
+    return this.fail('unknown_symbol', name.span, `\`${quote(t)}\` is not a symbol of this session`, this.suggest(() => this.symbolHint(t)));
   }
 
   private qualified(name: Name): Target | undefined {
@@ -160,14 +184,14 @@ class Resolver {
     const entry = this.opts.registry.get(api);
     if (!entry) {
       const apis = this.opts.registry.list().map((e) => e.entry_id);
-      return this.fail('unknown_symbol', name.span, `no catalog \`${api}\` is loaded`, listHint(api, apis, 'catalogs'));
+      return this.fail('unknown_symbol', name.span, `no catalog \`${quote(api)}\` is loaded`, this.suggest(() => listHint(api, apis, 'catalogs')));
     }
     const entity = this.opts.registry.entity(api, what);
     if (entity) return { kind: 'entity', api, entity };
     const cap = this.opts.registry.capability(api, what);
     if (cap) return { kind: 'capability', api, cap };
     const names = [...entry.cgs.entities.map((e) => `${api}:${e.name}`), ...entry.cgs.capabilities.map((c) => `${api}:${c.name}`)];
-    return this.fail('unknown_symbol', name.span, `${api} has no entity or capability \`${what}\``, listHint(`${api}:${what}`, names, 'names'));
+    return this.fail('unknown_symbol', name.span, `${api} has no entity or capability \`${quote(what)}\``, this.suggest(() => listHint(`${api}:${what}`, names, 'names')));
   }
 
   private symbolHint(t: string): string {
@@ -228,7 +252,7 @@ class Resolver {
     const t = m.name.text;
     if (cur.card === 'none') return this.fail('write_in_read_position', m.name.span, `\`${cur.step.capability}\` returns nothing to follow`, 'start a new line for the next expression');
     if (cur.step.effect === 'write') return this.fail('write_in_read_position', m.name.span, `the result of a write (\`${cur.step.capability}\`) cannot be followed`, 'bind the write and read in a separate line: x = m1(...) then e1(x.id).r1');
-    if (/^p\d+$/.test(t)) return this.fail('legacy_symbol', m.name.span, `\`${t}\` is a legacy parameter symbol`, 'relations and capabilities are written as r#/m# symbols or wire names');
+    if (/^p\d+$/.test(t)) return this.fail('legacy_symbol', m.name.span, `\`${quote(t)}\` is a legacy parameter symbol`, 'relations and capabilities are written as r#/m# symbols or wire names');
     const sym = this.opts.symbols?.lookup(t);
     const sameEntity = (api: string, entity: string) => api === cur.api && entity === cur.entity.name;
     let relName: string | undefined;
@@ -239,7 +263,7 @@ class Resolver {
     if (sym?.kind === 'capability' && sameEntity(sym.api, sym.entity)) cap = this.opts.registry.capability(sym.api, sym.capability);
     else if (!sym) cap = this.opts.registry.capabilitiesOf(cur.api, cur.entity.name).find((c) => c.name === t);
     if (cap) return this.capabilityCall(cur.api, cap, m, cur);
-    return this.fail('unknown_relation', m.name.span, sym ? `\`${t}\` belongs to ${sym.entity}, not to ${cur.entity.name}` : `${cur.api}:${cur.entity.name} has no relation or capability \`${t}\``, this.memberHint(cur, t));
+    return this.fail('unknown_relation', m.name.span, sym ? `\`${quote(t)}\` belongs to ${sym.entity}, not to ${cur.entity.name}` : `${cur.api}:${cur.entity.name} has no relation or capability \`${quote(t)}\``, this.suggest(() => this.memberHint(cur, t)));
   }
 
   /** What may follow a row of `cur`: its relations (symbol and wire name) and its row capabilities. */
@@ -269,7 +293,7 @@ class Resolver {
     for (const [param, field] of Object.entries(rel.bind)) pre[param] = { ref: { step: cur.step.id, field } };
     const shape = this.step(cur.api, target, cap, m, m.args ?? [], pre, cur);
     // The parent may have been folded into a literal (see foldRef): then there is no step to come from.
-    if (shape) shape.step.via = this.steps.includes(cur.step) ? { relation: rel.name, from: cur.step.id } : { relation: rel.name };
+    if (shape) shape.step.via = this.byId.get(cur.step.id) === cur.step ? { relation: rel.name, from: cur.step.id } : { relation: rel.name };
     return shape;
   }
 
@@ -281,6 +305,7 @@ class Resolver {
    * supply its id is folded away: `e1("b-1").r1` asks the vendor once.
    */
   private step(api: string, entity: Entity, cap: Capability, call: Call, args: Arg[], pre: Record<string, Arg | PlanArg>, onRow?: Shape): Shape | undefined {
+    if (this.tooLarge) return undefined;
     const step: PlanStep = {
       id: `n${++this.stepCount}`, op: cap.kind, api, cgs_hash: this.opts.registry.get(api)!.cgs_hash, entity: entity.name,
       capability: cap.name, args: {}, depends_on: [], effect: WRITE_KINDS.has(cap.kind) ? 'write' : 'read',
@@ -306,10 +331,10 @@ class Resolver {
         step.limit = a.value.value;
         continue;
       }
-      if (/^p\d+$/.test(n.text)) { ok = this.fail('legacy_symbol', n.span, `\`${n.text}\` is a legacy parameter symbol`, `parameters use wire names: ${paramList(cap)}`) ?? false; continue; }
-      if (/^s\d+$/.test(n.text)) { ok = this.fail('legacy_slot', n.span, `\`${n.text}\` is a removed transport slot`, `parameters use wire names: ${paramList(cap)}`) ?? false; continue; }
+      if (/^p\d+$/.test(n.text)) { ok = this.fail('legacy_symbol', n.span, `\`${quote(n.text)}\` is a legacy parameter symbol`, `parameters use wire names: ${paramList(cap)}`) ?? false; continue; }
+      if (/^s\d+$/.test(n.text)) { ok = this.fail('legacy_slot', n.span, `\`${quote(n.text)}\` is a removed transport slot`, `parameters use wire names: ${paramList(cap)}`) ?? false; continue; }
       const p = cap.params.find((x) => x.name === n.text);
-      if (!p) { ok = this.fail('unknown_argument', n.span, `\`${cap.name}\` (${api}:${entity.name}) takes no argument \`${n.text}\``, listHint(n.text, cap.params.map((x) => x.name), 'parameters')) ?? false; continue; }
+      if (!p) { ok = this.fail('unknown_argument', n.span, `\`${cap.name}\` (${api}:${entity.name}) takes no argument \`${quote(n.text)}\``, this.suggest(() => listHint(n.text, cap.params.map((x) => x.name), 'parameters'))) ?? false; continue; }
       if (seen.has(p.name)) { ok = this.fail('duplicate_argument', n.span, `\`${p.name}\` is given twice`, 'keep one of the two') ?? false; continue; }
       seen.add(p.name);
       const arg = this.value(cap, p.name, a, call);
@@ -326,12 +351,29 @@ class Resolver {
     for (const v of Object.values(step.args)) if ('ref' in v && !step.depends_on.includes(v.ref.step)) step.depends_on.push(v.ref.step);
     for (const v of Object.values(step.args)) {
       if ('ref' in v) {
-        const from = this.steps.find((s) => s.id === v.ref.step);
+        const from = this.byId.get(v.ref.step);
         if (from && (from.op === 'query' || from.op === 'search' || from.fanout)) step.fanout = { from: from.id, max: this.maxFanout };
       }
     }
-    this.steps.push(step);
+    this.push(step);
+    if (this.steps.length > MAX_PROGRAM_STATEMENTS) {
+      this.tooLarge = true;
+      return undefined;
+    }
     return { api, entity, card: step.fanout && cap.returns !== 'none' ? 'rows' : cap.returns, step, own: true };
+  }
+
+  private push(step: PlanStep): void {
+    this.steps.push(step);
+    this.byId.set(step.id, step);
+    for (const d of step.depends_on) this.dependents.set(d, (this.dependents.get(d) ?? 0) + 1);
+  }
+
+  /** Drop the last step (a folded parent). */
+  private pop(): void {
+    const step = this.steps.pop()!;
+    this.byId.delete(step.id);
+    for (const d of step.depends_on) this.dependents.set(d, (this.dependents.get(d) ?? 1) - 1);
   }
 
   /** A ref to an own get-by-literal-id parent's id field becomes that literal; the parent step is dropped. */
@@ -340,10 +382,9 @@ class Resolver {
     const cap = this.opts.registry.capability(onRow.api, onRow.step.capability)!;
     const idArg = onRow.step.args[cap.id_param!];
     if (!idArg || !('lit' in idArg) || onRow.step.projection) return v;
-    const others = this.steps.some((s) => s !== onRow.step && s.depends_on.includes(onRow.step.id));
-    if (others) return v;
-    const i = this.steps.indexOf(onRow.step);
-    if (i === this.steps.length - 1) this.steps.pop();
+    // Another step needs the parent row itself (a step never depends on itself).
+    if ((this.dependents.get(onRow.step.id) ?? 0) > 0) return v;
+    if (this.steps[this.steps.length - 1] === onRow.step) this.pop();
     return { lit: idArg.lit };
   }
 
@@ -353,12 +394,13 @@ class Resolver {
     if (v.kind === 'ref') {
       const b = this.bindings.get(v.binding.text);
       if (!b) {
-        if (!v.field && this.opts.symbols?.lookup(v.binding.text)) return this.fail('wrong_type', v.span, `\`${v.binding.text}\` is a symbol, not a value`, `\`${param}\` takes ${describeType(p)}; write for example ${param}=${exampleLiteral(p)}`);
-        return this.fail('unknown_binding', v.binding.span, `\`${v.binding.text}\` is not bound by an earlier line`, `bind it first (${v.binding.text} = e1(...)), or write a literal such as ${param}=${exampleLiteral(p)}${/^[A-Za-z]/.test(v.binding.text) ? ` (a string needs quotes: "${v.binding.text}")` : ''}`);
+        const name = quote(v.binding.text);
+        if (!v.field && this.opts.symbols?.lookup(v.binding.text)) return this.fail('wrong_type', v.span, `\`${name}\` is a symbol, not a value`, `\`${param}\` takes ${describeType(p)}; write for example ${param}=${exampleLiteral(p)}`);
+        return this.fail('unknown_binding', v.binding.span, `\`${name}\` is not bound by an earlier line`, `bind it first (${name} = e1(...)), or write a literal such as ${param}=${exampleLiteral(p)}${/^[A-Za-z]/.test(v.binding.text) ? ` (a string needs quotes: "${name}")` : ''}`);
       }
       const field = v.field?.text ?? b.entity.id_field;
-      if (!b.entity.fields.some((f) => f.name === field)) return this.fail('projection_unknown_field', v.field?.span ?? v.span, `${b.api}:${b.entity.name} has no field \`${field}\``, fieldHint(field, b.entity.fields.map((f) => f.name)));
-      if (b.card === 'none') return this.fail('write_in_read_position', v.span, `\`${v.binding.text}\` holds no rows`, 'bind a read or a write that returns a row');
+      if (!b.entity.fields.some((f) => f.name === field)) return this.fail('projection_unknown_field', v.field?.span ?? v.span, `${b.api}:${b.entity.name} has no field \`${quote(field)}\``, this.suggest(() => fieldHint(field, b.entity.fields.map((f) => f.name))));
+      if (b.card === 'none') return this.fail('write_in_read_position', v.span, `\`${quote(v.binding.text)}\` holds no rows`, 'bind a read or a write that returns a row');
       return { ref: { step: b.step.id, field } };
     }
     const c = checkLiteral(param, p, v, !p.required);

@@ -1,8 +1,11 @@
 /**
  * Dry-run review of a plan: verdict `proceed` (no remote mutation and a bounded flow) or `review`;
- * flow warnings; the number of remote-mutation steps; a short account of the DAG.
+ * flow warnings; the number of remote-mutation steps; an upper bound of the vendor calls it makes
+ * (against a budget); a short account of the DAG. Linear in the plan's size.
  */
+import type { Capability } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
+import { DEFAULT_MAX_VENDOR_CALLS } from './limits.js';
 import type { FlowWarning, Plan, PlanArg, PlanStep, Review } from './plan.js';
 
 /** A list step asking for more rows than this is an unbounded list. */
@@ -10,28 +13,51 @@ export const REVIEW_MAX_ROWS = 1000;
 /** A fan-out over more rows than this is large. */
 export const REVIEW_MAX_FANOUT_ROWS = 25;
 
-export function reviewPlan(plan: Plan, registry: Registry): Review {
+/**
+ * Review a plan. `maxCalls` is the budget of vendor calls (default `DEFAULT_MAX_VENDOR_CALLS`): a
+ * plan that may make more gets the flow warning `over_call_budget`, so it runs only when accepted.
+ */
+export function reviewPlan(plan: Plan, registry: Registry, maxCalls: number = DEFAULT_MAX_VENDOR_CALLS): Review {
   const warnings = new Set<FlowWarning>();
   const rowsOf = new Map<string, number>();
+  let calls = 0;
   for (const s of plan.steps) {
-    const rows = maxRows(s, registry, rowsOf);
+    const cap = registry.capability(s.api, s.capability);
+    const rows = maxRows(s, cap, rowsOf);
     rowsOf.set(s.id, rows);
     if (rows > REVIEW_MAX_ROWS) warnings.add('unbounded_list');
     if (s.fanout && (rowsOf.get(s.fanout.from) ?? Infinity) > REVIEW_MAX_FANOUT_ROWS) warnings.add('large_fanout');
+    calls += callsOf(s, cap, rowsOf);
   }
+  const bounded = Number.isSafeInteger(calls);
+  if (!bounded || calls > maxCalls) warnings.add('over_call_budget');
   const mutations = plan.steps.filter((s) => s.effect === 'write').length;
   const flow = warnings.size ? [...warnings].sort() : 'clean';
+  const lines = describeSteps(plan);
+  if (warnings.has('over_call_budget')) {
+    lines.unshift(`${bounded ? `up to ${calls}` : 'an unbounded number of'} vendor calls (budget ${maxCalls}): dry-run and accept it with its pcN, or narrow it (filters, a smaller limit=, fewer statements)`);
+  }
   return {
     verdict: mutations === 0 && flow === 'clean' ? 'proceed' : 'review',
     flow,
     mutations,
-    text: plan.steps.map((s) => describeStep(s, plan)).join('\n'),
+    max_calls: bounded ? calls : null,
+    text: lines.join('\n'),
   };
 }
 
+/** Upper bound of the vendor calls of one step (see runtime/fetch-rows.ts): pages per call, times the fan-out. */
+function callsOf(s: PlanStep, cap: Capability | undefined, rowsOf: Map<string, number>): number {
+  const pg = cap?.returns === 'rows' ? cap.http.pagination : undefined;
+  // One page without `limit`; with it, pages of min(limit, max_page_size) rows until the limit.
+  const pages = pg && s.limit !== undefined ? Math.ceil(s.limit / Math.max(1, Math.min(pg.max_page_size, s.limit))) : 1;
+  if (!s.fanout) return pages;
+  // More source rows than `fanout.max` fail the step before any call.
+  return pages * Math.min(rowsOf.get(s.fanout.from) ?? Infinity, s.fanout.max);
+}
+
 /** Upper bound of the rows a step yields: 1 for a row, the limit or one page for lists. */
-function maxRows(s: PlanStep, registry: Registry, rowsOf: Map<string, number>): number {
-  const cap = registry.capability(s.api, s.capability);
+function maxRows(s: PlanStep, cap: Capability | undefined, rowsOf: Map<string, number>): number {
   const per = cap?.returns === 'rows' ? (s.limit ?? cap.http.pagination?.page_size ?? Infinity) : cap?.returns === 'none' ? 0 : 1;
   return s.fanout ? per * (rowsOf.get(s.fanout.from) ?? 1) : per;
 }
@@ -40,14 +66,24 @@ function arg(v: PlanArg): string {
   return 'lit' in v ? JSON.stringify(v.lit) : `${v.ref.step}.${v.ref.field}`;
 }
 
-function describeStep(s: PlanStep, plan: Plan): string {
-  const args = Object.entries(s.args).map(([k, v]) => `${k}=${arg(v)}`).join(', ');
-  const parts = [`${s.id} ${s.effect === 'write' ? 'WRITE' : 'read'} ${s.api}:${s.entity} ${s.capability}(${args})`];
-  if (s.limit) parts.push(`limit ${s.limit}`);
-  if (s.fanout) parts.push(`once per row of ${s.fanout.from} (at most ${s.fanout.max})`);
-  if (s.projection) parts.push(`[${s.projection.join(',')}]`);
-  const bound = Object.entries(plan.bind).filter(([, v]) => v === s.id).map(([k]) => k);
-  if (bound.length) parts.push(`as ${bound.join(', ')}`);
-  if (plan.return.includes(s.id)) parts.push('-> returned');
-  return parts.join(' ');
+/** One line per step; the bindings and returns of every step are looked up once, not per step. */
+function describeSteps(plan: Plan): string[] {
+  const boundTo = new Map<string, string[]>();
+  for (const [name, id] of Object.entries(plan.bind)) {
+    const names = boundTo.get(id);
+    if (names) names.push(name);
+    else boundTo.set(id, [name]);
+  }
+  const returned = new Set(plan.return);
+  return plan.steps.map((s) => {
+    const args = Object.entries(s.args).map(([k, v]) => `${k}=${arg(v)}`).join(', ');
+    const parts = [`${s.id} ${s.effect === 'write' ? 'WRITE' : 'read'} ${s.api}:${s.entity} ${s.capability}(${args})`];
+    if (s.limit) parts.push(`limit ${s.limit}`);
+    if (s.fanout) parts.push(`once per row of ${s.fanout.from} (at most ${s.fanout.max})`);
+    if (s.projection) parts.push(`[${s.projection.join(',')}]`);
+    const bound = boundTo.get(s.id);
+    if (bound) parts.push(`as ${bound.join(', ')}`);
+    if (returned.has(s.id)) parts.push('-> returned');
+    return parts.join(' ');
+  });
 }

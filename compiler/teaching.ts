@@ -29,11 +29,11 @@ export function teachingRules(): string {
   return [
     '# svc programs: one statement per line; the rows of each bare expression are returned.',
     '#   e1(field=value, ...)[f1,f2]   list rows: named filters, strings in "double quotes", [..] = fields to keep; limit=N asks for more than one page',
-    '#   e1("<id>")   one row by id;   e1("<id>").r1[..]   follow a relation;   e1("<id>").m2(field=value)   act on that row',
+    '#   e1("<id>")   one row by id;   e1("<id>").<relation>[..]   follow a relation;   e1("<id>").m2(field=value)   act on that row',
     '#   m1(name=value, ...)   invoke a capability with named arguments (wire names; never p# or s#)',
     '#   text over several lines: body=<<EOT, newline, the text, then a line holding EOT (the close may be glued before ) , or })',
-    `#   x = e1(...)   bind rows; later lines use x.field as a value (one call per row, at most ${DEFAULT_MAX_FANOUT}) or x.r1 to follow a relation`,
-    '# continuations: page(pgN)[..] fetches the next page of a result; wait(oN) polls and cancel(oN) stops a background run. Handles come from the server; vendor cursors never appear.',
+    `#   x = e1(...)   bind rows; later lines use x.field as a value (one call per row, at most ${DEFAULT_MAX_FANOUT}) or x.<relation>[..]`,
+    '# continuations: page(pgN)[..] fetches the next page of a result; wait(oN) polls and cancel(oN) stops a background run. Handles come from the server.',
     '# review: a row marked "write: needs review" changes vendor data. Dry-run it first (mode=plan) and run it with the pcN it returns (or force); reads run at once.',
   ].join('\n');
 }
@@ -58,8 +58,8 @@ export function waveRows(wave: Wave, registry: Registry, symbols: SymbolTable): 
     const many = rel.cardinality === 'many';
     rows.push({
       sym: r.sym,
-      form: `${from}(${rowId(registry, r.api, r.entity)}).${r.sym}[..]`,
-      meaning: `${r.entity}.${rel.name} -> ${r.api}:${rel.target} ${many ? 'rows' : 'row'}${target ? ` (${target.sym})` : ' (add the seed to learn its fields)'}${rel.description ? `: ${rel.description}` : ''}`,
+      form: `${from}(${rowId(registry, r.api, r.entity)}).${relationMember(rel.name, r.sym)}[..]`,
+      meaning: `${r.entity}.${rel.name} (${r.sym}) -> ${r.api}:${rel.target} ${many ? 'rows' : 'row'}${target ? ` (${target.sym})` : ' (add the seed to learn its fields)'}${rel.description ? `: ${rel.description}` : ''}`,
     });
   }
   for (const c of wave.capabilities) {
@@ -67,6 +67,15 @@ export function waveRows(wave: Wave, registry: Registry, symbols: SymbolTable): 
     if (cap) rows.push(capabilityRow(c.sym, c.api, cap, symbols, registry));
   }
   return rows;
+}
+
+/**
+ * How a relation row writes the relation: its wire name, unless a program would read that name
+ * as something else (a symbol such as `m1`, a legacy `p#`/`s#`, or `true`/`false`/`null`);
+ * then its `r#`, which always reaches it.
+ */
+function relationMember(wire: string, sym: string): string {
+  return /^[emrps]\d+$/.test(wire) || ['true', 'false', 'null'].includes(wire) ? sym : wire;
 }
 
 /** The example id of an entity's rows in forms: `"<id>"` or `1`, after its get's id parameter. */

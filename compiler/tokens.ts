@@ -38,22 +38,76 @@ function closeAt(text: string, lineStart: number, tag: string): number {
 }
 
 /**
- * Scan body lines from `bodyStart` for the closing line of `tag`. Returns the offset just past the
- * closing tag and the body (lines joined with "\n", a trailing "\r" of each line dropped), or
- * undefined when no line closes the heredoc.
+ * Every line of a text that can close a heredoc, by the tag it closes: line start offsets in
+ * order. A closing line's tag is the word its content starts with, so one pass over the text finds
+ * them all, and each opener looks its closing line up instead of scanning the rest of the text
+ * (which made many unclosed openers quadratic).
+ */
+class ClosingLines {
+  private readonly byTag = new Map<string, number[]>();
+
+  constructor(readonly text: string) {
+    let ls = 0;
+    while (ls <= text.length) {
+      let i = ls;
+      while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+      let j = i;
+      if (j < text.length && TAG_START.test(text[j]!)) {
+        j++;
+        while (j < text.length && TAG_CHAR.test(text[j]!)) j++;
+        const tag = text.slice(i, j);
+        if (closeAt(text, ls, tag) >= 0) {
+          const starts = this.byTag.get(tag);
+          if (starts) starts.push(ls);
+          else this.byTag.set(tag, [ls]);
+        }
+      }
+      const nl = text.indexOf('\n', j);
+      if (nl < 0) break;
+      ls = nl + 1;
+    }
+  }
+
+  /** Start of the first line at or after `from` that closes `tag`, or -1. */
+  first(tag: string, from: number): number {
+    const starts = this.byTag.get(tag);
+    if (!starts) return -1;
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < starts.length ? starts[lo]! : -1;
+  }
+}
+
+/** The index of the text being lexed (built on the first heredoc opener, reused for the rest of it). */
+let closing: ClosingLines | undefined;
+
+function closingLines(text: string): ClosingLines {
+  if (closing?.text !== text) closing = new ClosingLines(text);
+  return closing;
+}
+
+/** Drop what the matchers remember of the last text lexed (so it does not keep that text alive). */
+export function forgetLexedText(): void {
+  closing = undefined;
+  qualifiedMiss = undefined;
+}
+
+/**
+ * Find the closing line of `tag` from `bodyStart` on. Returns the offset just past the closing
+ * tag and the body (lines joined with "\n", a trailing "\r" of each line dropped), or undefined
+ * when no line closes the heredoc.
  */
 function scanBody(text: string, bodyStart: number, tag: string): { end: number; value: string } | undefined {
-  const lines: string[] = [];
-  let ls = bodyStart;
-  for (;;) {
-    const end = closeAt(text, ls, tag);
-    if (end >= 0) return { end, value: lines.join('\n') };
-    const nl = text.indexOf('\n', ls);
-    if (nl < 0) return undefined;
-    const line = text.slice(ls, nl);
-    lines.push(line.endsWith('\r') ? line.slice(0, -1) : line);
-    ls = nl + 1;
-  }
+  const ls = closingLines(text).first(tag, bodyStart);
+  if (ls < 0) return undefined;
+  const end = closeAt(text, ls, tag);
+  const value = ls === bodyStart ? '' : text.slice(bodyStart, ls - 1).replace(/\r(?=\n|$)/g, '');
+  return { end, value };
 }
 
 /** Offset just past a newline (`\n` or `\r\n`) at `i`, or -1. */
@@ -92,6 +146,35 @@ function matchHeredoc(text: string, offset: number): CustomPatternMatcherReturn 
   const body = scanBody(text, bodyStart, tag);
   if (!body) return result(text.slice(offset), { ok: false, code: 'unterminated_heredoc', openerLength, tag });
   return result(text.slice(offset, body.end), { ok: true, value: body.value, tag });
+}
+
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isNameStart = (c: number) => isLower(c) || (c >= 65 && c <= 90) || c === 95;
+const isNameChar = (c: number) => isNameStart(c) || isDigit(c);
+const isApiChar = (c: number) => isLower(c) || isDigit(c) || c === 95 || c === 45;
+
+/**
+ * Where a qualified name last failed to match: every start inside the same run of api
+ * characters fails the same way (the run, and what follows it, are the same), so a run such as
+ * `a-a-a-...` is scanned once, not once per name in it.
+ */
+let qualifiedMiss: { text: string; from: number; to: number } | undefined;
+
+/** `[a-z][a-z0-9_-]*:[A-Za-z_][A-Za-z0-9_]*`, in time linear over the whole text. */
+function matchQualified(text: string, offset: number): CustomPatternMatcherReturn | null {
+  if (!isLower(text.charCodeAt(offset))) return null;
+  const miss = qualifiedMiss;
+  if (miss && miss.text === text && offset >= miss.from && offset <= miss.to) return null;
+  let i = offset + 1;
+  while (i < text.length && isApiChar(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) === 58 && isNameStart(text.charCodeAt(i + 1))) {
+    let j = i + 2;
+    while (j < text.length && isNameChar(text.charCodeAt(j))) j++;
+    return [text.slice(offset, j)] as unknown as CustomPatternMatcherReturn;
+  }
+  qualifiedMiss = { text, from: offset, to: i };
+  return null;
 }
 
 /** Matches the legacy `"""` opener, swallowing through its closing `"""` when there is one. */
@@ -134,7 +217,12 @@ export const SingleQuoted = createToken({ name: 'SingleQuoted', pattern: /'[^'\r
 export const NumberLit = createToken({ name: 'NumberLit', pattern: /-?\d(?:[eE][+-]|[0-9A-Za-z_.])*/, label: 'a number' });
 
 export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/, label: 'a name' });
-export const Qualified = createToken({ name: 'Qualified', pattern: /[a-z][a-z0-9_-]*:[A-Za-z_][A-Za-z0-9_]*/, label: 'a qualified name `api:Entity`' });
+export const Qualified = createToken({
+  name: 'Qualified',
+  pattern: { exec: matchQualified },
+  start_chars_hint: [...'abcdefghijklmnopqrstuvwxyz'],
+  label: 'a qualified name `api:Entity`',
+});
 export const True = createToken({ name: 'True', pattern: /true/, longer_alt: Identifier, label: '`true`' });
 export const False = createToken({ name: 'False', pattern: /false/, longer_alt: Identifier, label: '`false`' });
 export const Null = createToken({ name: 'Null', pattern: /null/, longer_alt: Identifier, label: '`null`' });

@@ -3,6 +3,7 @@
  * diagnostic-ready problem (message + hint); the resolver attaches positions.
  */
 import type { JsonValue, TypeSpec } from '../pack/cgs.js';
+import { quote } from '../common/quote.js';
 import { suggestHint } from '../common/suggest.js';
 import type { Value } from './ast.js';
 
@@ -28,7 +29,7 @@ function literalText(v: Value): string {
     case 'null': return 'null';
     case 'list': return 'a list';
     case 'object': return 'an object';
-    case 'ref': return v.field ? `${v.binding.text}.${v.field.text}` : v.binding.text;
+    case 'ref': return quote(v.field ? `${v.binding.text}.${v.field.text}` : v.binding.text);
   }
 }
 

@@ -1,7 +1,9 @@
 import t from 'tap';
 import { SymbolTable } from '../../compiler/symbols.js';
 import { renderWave, teachingRules, waveRows, TEACHING_HEADER } from '../../compiler/teaching.js';
-import { fixtureRegistry } from '../_helpers/registry.js';
+import { compileProgram } from '../../compiler/compile.js';
+import { compileSource, Registry } from '../../pack/index.js';
+import { fixtureRegistry, GOLDEN_SEEDS } from '../_helpers/registry.js';
 
 t.test('symbols are assigned in order of first exposure and never change', async (t) => {
   const registry = await fixtureRegistry();
@@ -77,10 +79,67 @@ t.test('teaching table: TSV, one row per symbol, no tabs or newlines in cells', 
   t.match(e1.meaning, /search: e1\(q=\$\)/);
   const rel = rows.find((r) => r.meaning.startsWith('Brewery.beers'))!;
   t.match(rel.meaning, /-> brewery:Beer rows \(e2\)/);
+  t.equal(rel.form, 'e1("<id>").beers[..]', 'a relation is taught by its wire name');
+  t.match(rel.meaning, /^Brewery\.beers \(r1\) -> /, 'the meaning names its r# symbol');
+  t.equal(rows.find((r) => r.sym === 'r2')?.form, 'e2(1).brewery[..]');
   t.notMatch(tsv, /^#/m, 'the shared rules are not repeated in a wave');
+  t.notMatch(teachingRules(), /\.r\d/, 'the rules show relations by wire name, not r#');
   t.match(teachingRules(), /page\(pgN\)/);
   t.match(teachingRules(), /wait\(oN\)/);
   t.match(teachingRules(), /review/);
+});
+
+t.test('every relation row is a copyable form: it compiles to a step that follows that relation', async (t) => {
+  const registry = await fixtureRegistry();
+  const table = new SymbolTable();
+  const wave = table.expose(registry, GOLDEN_SEEDS);
+  const rows = waveRows(wave, registry, table).filter((r) => r.sym.startsWith('r'));
+  t.equal(rows.length, wave.relations.length);
+  for (const row of rows) {
+    const rel = table.lookup(row.sym);
+    if (rel?.kind !== 'relation') { t.fail(`${row.sym} is a relation`); continue; }
+    t.match(row.form, new RegExp(`\\.${rel.relation}\\[\\.\\.\\]$`), `${row.sym}: the form ends with .${rel.relation}[..]`);
+    t.ok(row.meaning.startsWith(`${rel.entity}.${rel.relation} (${row.sym}) -> `), `${row.sym}: ${row.meaning.slice(0, 40)}`);
+    const r = compileProgram(row.form.replace(/\[\.\.\]$/, ''), { registry, symbols: table });
+    t.equal(r.kind, 'plan', row.form);
+    if (r.kind === 'plan') t.equal(r.plan.steps.at(-1)?.via?.relation, rel.relation, `${row.form} follows ${rel.entity}.${rel.relation}`);
+  }
+});
+
+t.test('a relation whose wire name the language reads as something else is taught by its r#', async (t) => {
+  const src = `
+catalog: {entry_id: shop, version: 1, label: Shop, description: A shop, backend: {url: "http://127.0.0.1:1"}}
+entities:
+  Product:
+    fields: {id: integer, name: string, makerId: {type: ref, entity: Maker}}
+    relations:
+      p1: {target: Maker, cardinality: one, capability: getMaker, bind: {id: makerId}}
+      m1: {target: Maker, cardinality: one, capability: getMaker, bind: {id: makerId}}
+      maker: {target: Maker, cardinality: one, capability: getMaker, bind: {id: makerId}}
+  Maker:
+    fields: {id: integer, name: string}
+capabilities:
+  listProducts: {kind: query, entity: Product, params: [name]}
+  getProduct: {kind: get, entity: Product, params: [id]}
+  getMaker: {kind: get, entity: Maker, params: [id]}
+mappings: {listProducts: GET /p, getProduct: "GET /p/{id}", getMaker: "GET /m/{id}"}
+`;
+  const c = compileSource([{ file: 'shop.yaml', text: src }]);
+  if (!c.cgs) return t.fail(JSON.stringify(c.diagnostics));
+  const registry = new Registry([{ entry_id: 'shop', label: 'Shop', tags: [], version: 1, cgs: c.cgs, cgs_hash: c.cgs_hash!, base_url: c.cgs.backend.base_url, artifact: '' }]);
+  const table = new SymbolTable();
+  const rows = waveRows(table.expose(registry, [{ api: 'shop', entity: 'Product' }]), registry, table).filter((r) => r.sym.startsWith('r'));
+  t.same(rows.map((r) => r.form), ['e1(1).r1[..]', 'e1(1).r2[..]', 'e1(1).maker[..]'], '`p1` and `m1` look like symbols: their rows show r#');
+  t.match(compileProgram('e1(1).p1', { registry, symbols: table }), { kind: 'error', diagnostics: [{ code: 'legacy_symbol' }] }, 'the wire name p1 would not compile');
+  for (const row of rows) t.equal(compileProgram(row.form.replace(/\[\.\.\]$/, ''), { registry, symbols: table }).kind, 'plan', row.form);
+});
+
+t.test('the first brewery wave with its rules stays within its token budget', async (t) => {
+  const registry = await fixtureRegistry();
+  const table = new SymbolTable();
+  const w1 = renderWave(table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }, { api: 'brewery', entity: 'Beer' }]), registry, table);
+  // 2,802 characters (rules + newline + wave) before relations were taught by wire name.
+  t.ok(teachingRules().length + 1 + w1.length <= 2802, `rules ${teachingRules().length} + wave ${w1.length}`);
 });
 
 t.test('docs/teaching.md shows the waves the renderer produces today', async (t) => {
