@@ -20,9 +20,17 @@ export interface CallContext {
   random: () => number;
 }
 
-/** Why a run's signal was aborted: the caller cancelled, or the overall deadline passed. */
+/** The hint of a waited run's `deadline_exceeded`. */
+export const DEADLINE_HINT = 'narrow the program, or run it in the background (wait=false)';
+/** The hint of a background run's `deadline_exceeded`: it is in the background already. */
+export const BACKGROUND_DEADLINE_HINT = 'narrow the program (filters, a smaller limit=, fewer statements), or split it into several runs';
+
+/**
+ * Why a run's signal was aborted: the caller cancelled, or the overall deadline passed (`hint`
+ * says what to do about it, which depends on how the run was started).
+ */
 export class RunAbort extends Error {
-  constructor(readonly code: 'cancelled' | 'deadline_exceeded') {
+  constructor(readonly code: 'cancelled' | 'deadline_exceeded', readonly hint = DEADLINE_HINT) {
     super(code);
   }
 }
@@ -55,7 +63,8 @@ export async function callVendor(ctx: CallContext, entry: RegistryEntry, cap: Ca
       if (attempt.timedOut()) failure = fail('vendor_timeout', `${what} got no answer within ${ctx.requestTimeoutMs} ms`, 'the vendor is slow; narrow the request (filters, limit) or try again later');
       else if (e instanceof BodyTooLarge) return fail('vendor_body_too_large', `${what} answered with more than ${e.limit} bytes`, 'narrow the request with filters or a smaller limit');
       else if (e instanceof TokenError) return fail('vendor_auth_failed', `the OAuth2 token endpoint of \`${entry.entry_id}\` answered ${e.status}`, `check the client credentials in ${secretNames(entry.cgs.auth).join(', ')}`);
-      else failure = fail('vendor_unreachable', `${what} failed: ${connectionProblem(e)}`, `check that the backend ${entry.base_url} is up (override it with --backend ${entry.entry_id}=<url>)`);
+      // Agent-facing: the entry, never its URL (which may carry a credential, and is the operator's business).
+      else failure = fail('vendor_unreachable', `${what} failed: ${connectionProblem(e)}`, `check that the backend of \`${entry.entry_id}\` is up; the operator can point it elsewhere with --backend ${entry.entry_id}=<url>`);
       if (!idempotent || !(isResetError(e) || attempt.timedOut())) return failure;
     } finally {
       attempt.done();
@@ -106,9 +115,9 @@ function attemptSignal(parent: AbortSignal, timeoutMs: number): { signal: AbortS
 }
 
 function abortError(signal: AbortSignal, what: string): SvcError {
-  const code = signal.reason instanceof RunAbort ? signal.reason.code : 'cancelled';
-  return code === 'deadline_exceeded'
-    ? svcError('deadline_exceeded', `the run passed its deadline during ${what}`, { hint: 'narrow the program, or run it in the background (wait=false)' })
+  const reason = signal.reason instanceof RunAbort ? signal.reason : undefined;
+  return reason?.code === 'deadline_exceeded'
+    ? svcError('deadline_exceeded', `the run passed its deadline during ${what}`, { hint: reason.hint })
     : svcError('cancelled', `cancelled during ${what}`, { hint: 'nothing more was sent after the cancel' });
 }
 
@@ -120,9 +129,20 @@ function connectionProblem(e: unknown): string {
   return code ? code.toLowerCase().replace(/^und_err_/, '') : 'network error';
 }
 
-/** A short, secret-free excerpt of the vendor's error message. */
-export function vendorMessage(res: HttpResponse): string {
-  const text = res.body.toString('utf8', 0, Math.min(res.body.length, 4096));
+/** Bytes of a vendor error body an excerpt is taken from, and characters of the excerpt. */
+export const EXCERPT_WINDOW_BYTES = 4096;
+export const EXCERPT_CHARS = 200;
+
+/**
+ * A short excerpt of the vendor's error message with every secret of `secrets` replaced by `***`.
+ * Redaction comes before every cut: the body is decoded past the window by the longest secret
+ * form, so a secret straddling the window's end is whole when it is redacted, and what might be
+ * the start of a secret cut by the decode is dropped; the 200-character cut comes last.
+ */
+export function vendorMessage(res: HttpResponse, secrets: string[] = []): string {
+  const longest = secretForms(secrets).reduce((n, f) => Math.max(n, Buffer.byteLength(f)), 0);
+  const end = Math.min(res.body.length, EXCERPT_WINDOW_BYTES + longest);
+  const text = res.body.toString('utf8', 0, end);
   let msg: unknown;
   try {
     const j = JSON.parse(text) as Record<string, unknown>;
@@ -130,25 +150,34 @@ export function vendorMessage(res: HttpResponse): string {
     const errs = Array.isArray(j.errors) ? (j.errors[0] as Record<string, unknown> | undefined) : undefined;
     msg = j.message ?? (typeof err === 'string' ? err : err?.message) ?? j.detail ?? j.title ?? errs?.message;
   } catch {
-    msg = text;
+    const whole = redact(text, secrets);
+    // A secret cut by the decode is not redacted: drop the tail it could be in.
+    msg = end < res.body.length && longest > 0 ? whole.slice(0, Math.max(0, whole.length - longest)) : whole;
   }
-  const s = typeof msg === 'string' ? msg : '';
+  const s = typeof msg === 'string' ? redact(msg, secrets) : '';
   const clean = s.replace(/[\u0000-\u001f]+/g, ' ').trim();
-  return clean.length > 200 ? clean.slice(0, 197) + '...' : clean;
+  return clean.length > EXCERPT_CHARS ? clean.slice(0, EXCERPT_CHARS - 3) + '...' : clean;
 }
 
-/** Replace every secret (and its URL-encoded form) by `***`. */
-export function redact(text: string, secrets: string[]): string {
-  let out = text;
+/** The forms a secret may take in a vendor's answer: as is, URL-encoded, JSON-escaped. Longest first. */
+function secretForms(secrets: string[]): string[] {
+  const forms = new Set<string>();
   for (const s of secrets) {
     if (s.length < 4) continue;
-    for (const form of new Set([s, encodeURIComponent(s)])) out = out.split(form).join('***');
+    forms.add(s).add(encodeURIComponent(s)).add(JSON.stringify(s).slice(1, -1));
   }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** Replace every secret (as is, URL-encoded or JSON-escaped) by `***`. */
+export function redact(text: string, secrets: string[]): string {
+  let out = text;
+  for (const form of secretForms(secrets)) out = out.split(form).join('***');
   return out;
 }
 
 function vendorError(entry: RegistryEntry, cap: Capability, res: HttpResponse, secrets: string[]): SvcError {
-  const excerpt = redact(vendorMessage(res), secrets);
+  const excerpt = vendorMessage(res, secrets);
   const message = `${entry.entry_id} answered ${res.status} to ${cap.name} (${cap.http.method} ${cap.http.path})${excerpt ? `: ${excerpt}` : ''}`;
   return svcError('vendor_error', message, { hint: vendorHint(entry, cap, res.status, excerpt), cause: String(res.status) });
 }

@@ -8,9 +8,9 @@ import type { Capability, Entity, JsonValue } from '../pack/cgs.js';
 import type { Registry, RegistryEntry } from '../pack/registry.js';
 import type { Plan, PlanStep } from '../compiler/plan.js';
 import { AuthResolver, checkSecrets, type Env } from './auth.js';
-import { RunAbort, type CallContext } from './call.js';
+import { BACKGROUND_DEADLINE_HINT, DEADLINE_HINT, RunAbort, type CallContext } from './call.js';
 import { project, type Row } from './decode.js';
-import { fetchRows, type Fetched, type PageState } from './fetch-rows.js';
+import { fetchRows, type CallBudget, type Fetched, type PageState } from './fetch-rows.js';
 import { PooledHttpClient, type HttpClient } from './http-client.js';
 import { coalesceProgress, type ProgressEvent, type RunStatus, type StepPhase } from './progress.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
@@ -22,12 +22,20 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Overall deadline of the run in ms (default 60 000). */
   deadlineMs?: number;
+  /** A background run (wait=false): its `deadline_exceeded` does not suggest running in the background. */
+  background?: boolean;
   /** Timeout of one vendor request in ms (default 15 000). */
   requestTimeoutMs?: number;
   /** Largest vendor response body in bytes (default 10 MiB). */
   maxBodyBytes?: number;
   /** Steps (and fan-out calls) in flight at once (default 8). */
   concurrency?: number;
+  /**
+   * Most vendor calls the run may send, across all its steps (one per page request and per
+   * fan-out call; retries do not count). The call that would exceed it is not sent and its step
+   * fails with `call_budget_exceeded`. Unset: no cap.
+   */
+  maxCalls?: number;
   retry?: RetryPolicy;
   /** Environment holding the secrets named by catalogs (default process.env). */
   env?: Env;
@@ -128,6 +136,7 @@ class Run {
   private readonly controller = new AbortController();
   private readonly progress;
   private readonly limit: Limiter;
+  private readonly budget: CallBudget | undefined;
 
   constructor(
     private readonly plan: Plan,
@@ -139,6 +148,7 @@ class Run {
   ) {
     this.progress = coalesceProgress((e) => opts.onProgress?.(e), opts.progressIntervalMs);
     this.limit = limiter(opts.concurrency ?? RUNTIME_DEFAULTS.concurrency);
+    this.budget = budgetOf(opts);
   }
 
   private elapsed(): number {
@@ -150,7 +160,7 @@ class Run {
     const onCancel = () => this.controller.abort(new RunAbort('cancelled'));
     if (outer?.aborted) onCancel();
     outer?.addEventListener('abort', onCancel, { once: true });
-    const deadline = setTimeout(() => this.controller.abort(new RunAbort('deadline_exceeded')), this.opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs);
+    const deadline = setTimeout(() => this.controller.abort(new RunAbort('deadline_exceeded', this.opts.background ? BACKGROUND_DEADLINE_HINT : DEADLINE_HINT)), this.opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs);
     deadline.unref?.();
     this.progress.push({ kind: 'start', phase: 'started', pages: 0, rows: 0, calls: 0, elapsed_ms: 0 });
     try {
@@ -172,9 +182,9 @@ class Run {
         const deps = s.depends_on.map((d) => this.results.get(d));
         if (this.controller.signal.aborted) {
           waiting.delete(s.id);
-          const deadline = this.controller.signal.reason instanceof RunAbort && this.controller.signal.reason.code === 'deadline_exceeded';
-          this.record(s, deadline
-            ? { status: 'failed', error: svcError('deadline_exceeded', `step ${s.id} did not start: the run passed its deadline`, { hint: 'narrow the program, or run it in the background (wait=false)' }) }
+          const reason = this.controller.signal.reason instanceof RunAbort ? this.controller.signal.reason : undefined;
+          this.record(s, reason?.code === 'deadline_exceeded'
+            ? { status: 'failed', error: svcError('deadline_exceeded', `step ${s.id} did not start: the run passed its deadline`, { hint: reason.hint }) }
             : { status: 'cancelled', error: svcError('cancelled', `step ${s.id} did not start: the run was cancelled`, { hint: 'completed steps are reported' }) });
         } else if (deps.some((d) => d && d.status !== 'done')) {
           waiting.delete(s.id);
@@ -214,6 +224,7 @@ class Run {
       if (error) return;
       const f = await fetchRows(this.ctx, entry, entity, cap, values, {
         ...(s.limit !== undefined ? { limit: s.limit } : {}),
+        ...(this.budget ? { budget: this.budget } : {}),
         signal: this.controller.signal,
         onPage: (n, p, c) => this.progress.push({ kind: 'step', step: s.id, phase: 'running', pages: pages + p, rows: rowCount + n, calls: callCount + c, elapsed_ms: this.elapsed() }),
       });
@@ -285,6 +296,11 @@ class Run {
   }
 }
 
+/** The call budget of a run (or a continuation), when `maxCalls` is set. */
+function budgetOf(opts: ExecuteOptions): CallBudget | undefined {
+  return opts.maxCalls === undefined ? undefined : { max: Math.max(0, opts.maxCalls), used: 0 };
+}
+
 function pageState(s: PlanStep, values: Values, f: Fetched): PageState {
   const state: PageState = { api: s.api, cgs_hash: s.cgs_hash, capability: s.capability, values, cursor: f.next ?? {}, size: f.size ?? f.rows.length, fetched: f.rows.length };
   if (f.total !== undefined) state.total = f.total;
@@ -344,7 +360,8 @@ export async function continuePage(state: PageState, registry: Registry, opts: E
   opts.signal?.addEventListener('abort', onCancel, { once: true });
   let f: Fetched;
   try {
-    f = await fetchRows(ctx, entry, entity, cap, state.values, { from: state.cursor, size: state.size, fetchedBefore: state.fetched, signal: controller.signal });
+    const budget = budgetOf(opts);
+    f = await fetchRows(ctx, entry, entity, cap, state.values, { from: state.cursor, size: state.size, fetchedBefore: state.fetched, signal: controller.signal, ...(budget ? { budget } : {}) });
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onCancel);

@@ -41,6 +41,15 @@ export interface Fetched {
   error?: SvcError;
 }
 
+/**
+ * A run's budget of vendor calls, shared by all its steps: each request for a page or a fan-out
+ * call takes one before it is sent (retries do not).
+ */
+export interface CallBudget {
+  readonly max: number;
+  used: number;
+}
+
 export interface FetchOptions {
   /** Rows wanted; absent = one vendor page. */
   limit?: number;
@@ -52,6 +61,8 @@ export interface FetchOptions {
   size?: number;
   signal: AbortSignal;
   onPage?: (rows: number, pages: number, calls: number) => void;
+  /** When set, no request is sent once it is used up: the fetch ends with `call_budget_exceeded`. */
+  budget?: CallBudget;
 }
 
 const INVALID_LINK = 'invalid:';
@@ -73,6 +84,12 @@ function resolveLink(link: string, base: string): string {
   }
 }
 
+function budgetExceeded(budget: CallBudget, entry: RegistryEntry, cap: Capability): SvcError {
+  return svcError('call_budget_exceeded', `the run used its budget of ${budget.max} vendor calls; ${entry.entry_id} ${cap.name} (${cap.http.method} ${cap.http.path}) was not called`, {
+    hint: 'narrow the program (filters, a smaller limit=, fewer statements), or dry-run it (mode=plan) and run it with its pcN to accept the calls it needs',
+  });
+}
+
 /** Call `cap` with `values` and decode its rows (or row). Never throws for a vendor failure. */
 export async function fetchRows(ctx: CallContext, entry: RegistryEntry, entity: Entity, cap: Capability, values: Values, opts: FetchOptions): Promise<Fetched> {
   const pg = cap.http.pagination;
@@ -91,6 +108,10 @@ export async function fetchRows(ctx: CallContext, entry: RegistryEntry, entity: 
       req.url = at.url;
     }
     const sentUrl = req.url;
+    if (opts.budget) {
+      if (opts.budget.used >= opts.budget.max) { out.error = budgetExceeded(opts.budget, entry, cap); return out; }
+      opts.budget.used++;
+    }
     const r = await callVendor(ctx, entry, cap, req, idempotent, opts.signal);
     out.calls += r.sent;
     if (!r.ok) { out.error = r.error; return out; }
@@ -101,7 +122,8 @@ export async function fetchRows(ctx: CallContext, entry: RegistryEntry, entity: 
     }
     out.pages++;
     const rows = shapeRows(entity, d.rows);
-    out.rows.push(...rows);
+    // A loop, not push(...rows): a vendor page of a few hundred thousand rows would overflow the stack.
+    for (const row of rows) out.rows.push(row);
     seen += rows.length;
     if (d.total !== undefined) out.total = d.total;
     opts.onPage?.(out.rows.length, out.pages, out.calls);

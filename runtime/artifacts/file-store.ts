@@ -10,7 +10,7 @@ import { lstat, mkdir, open, readdir, readFile, rename, rm, unlink, utimes } fro
 import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../common/canonical.js';
 import { isArtifactId, SNAPSHOT_FORMAT, type RunSnapshot } from './snapshot.js';
-import type { ArtifactStore, StoreOptions } from './store.js';
+import type { ArtifactStore, StoreOptions, StoreStats } from './store.js';
 
 /** setInterval cannot wait longer than this (larger values fire after 1 ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -148,6 +148,10 @@ export class FileArtifactStore implements ArtifactStore {
     this.gc()
       .catch(() => { /* the next tick tries again; a GC failure never takes the process down */ })
       .finally(() => { this.collecting = false; });
+  }
+
+  stats(): StoreStats {
+    return { kind: 'file' };
   }
 
   async close(): Promise<void> {

@@ -1,23 +1,29 @@
 /**
  * The process-local artifact store (the default): a Map of id -> canonical JSON and creation
  * time. Snapshots are kept as JSON text, so a caller mutating a snapshot after `put` (or the
- * object `get` returned) never changes what is stored under its id.
+ * object `get` returned) never changes what is stored under its id. The store has a byte budget:
+ * past it, the oldest snapshots are dropped first (never the one just stored).
  */
 import { canonicalJson, sha256Hex } from '../../common/canonical.js';
 import { isArtifactId, type RunSnapshot } from './snapshot.js';
-import type { ArtifactStore, StoreOptions } from './store.js';
+import { DEFAULT_MEMORY_MAX_BYTES, type ArtifactStore, type StoreOptions, type StoreStats } from './store.js';
 
 /** setInterval cannot wait longer than this (larger values fire after 1 ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class MemoryArtifactStore implements ArtifactStore {
+  /** Oldest first (insertion order). */
   private readonly items = new Map<string, { json: string; created: number }>();
   private readonly retentionMs: number;
+  private readonly maxBytes: number;
+  /** UTF-16 code units of the JSON held: the memory the texts take is about twice this. */
+  private held = 0;
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(opts: StoreOptions) {
     this.retentionMs = opts.retentionSecs * 1000;
+    this.maxBytes = opts.memoryMaxBytes ?? DEFAULT_MEMORY_MAX_BYTES;
     this.now = opts.now ?? Date.now;
     this.timer = setInterval(() => void this.gc(), Math.min(MAX_TIMER_MS, opts.gcIntervalSecs * 1000));
     this.timer.unref();
@@ -31,8 +37,23 @@ export class MemoryArtifactStore implements ArtifactStore {
   async put(s: RunSnapshot): Promise<string> {
     const json = canonicalJson(s);
     const id = 'pr' + sha256Hex(json);
-    if (!this.items.has(id)) this.items.set(id, { json, created: this.now() });
+    if (this.items.has(id)) return id;
+    this.items.set(id, { json, created: this.now() });
+    this.held += json.length;
+    for (const [old, item] of this.items) {
+      if (this.held <= this.maxBytes || old === id) break;
+      this.remove(old, item.json);
+    }
     return id;
+  }
+
+  private remove(id: string, json: string): void {
+    this.items.delete(id);
+    this.held -= json.length;
+  }
+
+  stats(): StoreStats {
+    return { kind: 'memory', count: this.items.size, bytes: this.held, max_bytes: this.maxBytes };
   }
 
   async get(id: string): Promise<RunSnapshot | undefined> {
@@ -42,14 +63,16 @@ export class MemoryArtifactStore implements ArtifactStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return isArtifactId(id) && this.items.delete(id);
+    const item = isArtifactId(id) ? this.items.get(id) : undefined;
+    if (item) this.remove(id, item.json);
+    return item !== undefined;
   }
 
   async gc(now: number = this.now()): Promise<number> {
     let removed = 0;
     for (const [id, item] of this.items) {
       if (now - item.created >= this.retentionMs) {
-        this.items.delete(id);
+        this.remove(id, item.json);
         removed++;
       }
     }

@@ -58,8 +58,11 @@ export interface RunSnapshot {
   format: typeof SNAPSHOT_FORMAT;
   /** Commit id of the plan that ran (sha256 hex, see `planCommitId`). */
   plan_commit_id: string;
-  /** Program text the plan was compiled from, when the caller had one. */
+  /** Program text the plan was compiled from, when the caller had one and it is at most `PROGRAM_TEXT_MAX` long. */
   program?: string;
+  /** For a longer program: the sha256 hex of its text (UTF-8) instead of the text, and its length in bytes. */
+  program_sha256?: string;
+  program_bytes?: number;
   /** Outcome of the run. */
   status: RunStatus;
   /** Every step that has a result, in plan order. */
@@ -75,15 +78,27 @@ export interface RunSnapshot {
   started_at: string;
   /** Wall time of the whole run in ms. */
   elapsed_ms: number;
-  /** The execute session that ran it, when there was one. */
-  session?: { prompt_hash: string; session: string };
+  /**
+   * The execute session that ran it, when there was one, and its tenant ('' for anonymous
+   * callers): a stored run stays readable by its tenant after the session is gone (a restart).
+   */
+  session?: SnapshotSession;
+}
+
+export interface SnapshotSession {
+  prompt_hash: string;
+  session: string;
+  tenant?: string;
 }
 
 export interface SnapshotExtra {
   program?: string;
   startedAt: Date;
-  session?: { prompt_hash: string; session: string };
+  session?: SnapshotSession;
 }
+
+/** Programs up to this many characters are stored as text; longer ones by digest and size. */
+export const PROGRAM_TEXT_MAX = 16 * 1024;
 
 function storedError(e: { code: string; message: string; hint?: string }): SnapshotError {
   return e.hint !== undefined ? { code: e.code, message: e.message, hint: e.hint } : { code: e.code, message: e.message };
@@ -127,8 +142,15 @@ export function snapshotOf(plan: Plan, commitId: string, run: RunResult, extra: 
   const stored = new Set(steps.map((s) => `/steps/${s.id}`));
   const unattached = run.errors.filter((e) => e.path === undefined || !stored.has(e.path));
   if (unattached.length) snap.errors = unattached.map(storedError);
-  if (extra.program !== undefined) snap.program = extra.program;
-  if (extra.session) snap.session = { prompt_hash: extra.session.prompt_hash, session: extra.session.session };
+  if (extra.program !== undefined && extra.program.length <= PROGRAM_TEXT_MAX) snap.program = extra.program;
+  else if (extra.program !== undefined) {
+    snap.program_sha256 = sha256Hex(extra.program);
+    snap.program_bytes = Buffer.byteLength(extra.program);
+  }
+  if (extra.session) {
+    snap.session = { prompt_hash: extra.session.prompt_hash, session: extra.session.session };
+    if (extra.session.tenant !== undefined) snap.session.tenant = extra.session.tenant;
+  }
   return snap;
 }
 

@@ -25,6 +25,17 @@ export interface ArtifactStore {
   gc(now?: number): Promise<number>;
   /** Stop the GC timer. The stored data stays. */
   close(): Promise<void>;
+  /** What the store holds, as far as it knows without I/O (for /v1/health). */
+  stats(): StoreStats;
+}
+
+export interface StoreStats {
+  kind: 'memory' | 'file';
+  /** Snapshots and their bytes held (memory store). */
+  count?: number;
+  bytes?: number;
+  /** The byte budget: past it, the oldest snapshots are dropped (memory store). */
+  max_bytes?: number;
 }
 
 export interface StoreOptions {
@@ -34,6 +45,8 @@ export interface StoreOptions {
   gcIntervalSecs: number;
   /** Clock in ms since the epoch (tests); default `Date.now`. */
   now?: () => number;
+  /** Memory store only: bytes of snapshots held at most (default `DEFAULT_MEMORY_MAX_BYTES`). */
+  memoryMaxBytes?: number;
 }
 
 export interface ArtifactSettings extends StoreOptions {
@@ -43,6 +56,8 @@ export interface ArtifactSettings extends StoreOptions {
 
 export const DEFAULT_RETENTION_SECS = 7 * 24 * 60 * 60;
 export const DEFAULT_GC_INTERVAL_SECS = 300;
+/** Byte budget of the memory store (`SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES`): 256 MiB. */
+export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
 
 const SUPPORTED = 'memory: (the default when unset) or file:///absolute/dir';
 // Messages never echo the URL: object-store URLs can carry credentials.
@@ -81,25 +96,27 @@ function fileDir(u: string): string {
 
 /**
  * The artifact settings of an environment: `SVC_RUN_ARTIFACTS_URL`,
- * `SVC_RUN_ARTIFACTS_RETENTION_SECS` (default 604800 = 7 days) and
- * `SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS` (default 300). Throws `bad_arguments` for a value that is
- * not a positive whole number of seconds. Empty values count as unset.
+ * `SVC_RUN_ARTIFACTS_RETENTION_SECS` (default 604800 = 7 days),
+ * `SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS` (default 300) and `SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES`
+ * (default 256 MiB, the memory store's budget). Throws `bad_arguments` for a value that is not a
+ * positive whole number. Empty values count as unset.
  */
 export function artifactSettingsFromEnv(env: Record<string, string | undefined>): ArtifactSettings {
   const errors: SvcError[] = [];
-  const retentionSecs = positiveSecs(env, 'SVC_RUN_ARTIFACTS_RETENTION_SECS', DEFAULT_RETENTION_SECS, errors);
-  const gcIntervalSecs = positiveSecs(env, 'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS', DEFAULT_GC_INTERVAL_SECS, errors);
+  const retentionSecs = positive(env, 'SVC_RUN_ARTIFACTS_RETENTION_SECS', DEFAULT_RETENTION_SECS, 'seconds', errors);
+  const gcIntervalSecs = positive(env, 'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS', DEFAULT_GC_INTERVAL_SECS, 'seconds', errors);
+  const memoryMaxBytes = positive(env, 'SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES', DEFAULT_MEMORY_MAX_BYTES, 'bytes', errors);
   if (errors.length) throw new SvcFailure(errors);
   const url = env.SVC_RUN_ARTIFACTS_URL?.trim();
-  return { url: url ? url : undefined, retentionSecs, gcIntervalSecs };
+  return { url: url ? url : undefined, retentionSecs, gcIntervalSecs, memoryMaxBytes };
 }
 
-function positiveSecs(env: Record<string, string | undefined>, name: string, fallback: number, errors: SvcError[]): number {
+function positive(env: Record<string, string | undefined>, name: string, fallback: number, unit: string, errors: SvcError[]): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n <= 0) {
-    errors.push(svcError('bad_arguments', `${name}=${JSON.stringify(raw.slice(0, 40))} is not a positive whole number of seconds`, { hint: `set ${name} to an integer ≥ 1 (default ${fallback}), or unset it` }));
+    errors.push(svcError('bad_arguments', `${name}=${JSON.stringify(raw.slice(0, 40))} is not a positive whole number of ${unit}`, { hint: `set ${name} to an integer ≥ 1 (default ${fallback}), or unset it` }));
     return fallback;
   }
   return n;

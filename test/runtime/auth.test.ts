@@ -196,6 +196,37 @@ t.test('secrets never appear in errors, hints, progress events or the RunResult'
     noSecret(t, visible(rb, b.events), [KEY], 'echoed bearer token');
   });
 
+  t.test('an echoed credential across the cuts of the excerpt: no piece of it survives (redact, then cut)', async (t) => {
+    // The excerpt keeps 197 characters (+ "...") of the first 4096 decoded bytes. A credential that
+    // starts just before either cut must be redacted whole, not cut first and missed.
+    const prefixes = (s: string) => [...Array(s.length - 3).keys()].map((i) => s.slice(0, i + 4));
+    const placements: Array<[string, string, number, 'json' | 'text']> = [
+      ['x', 'around the 200-character cut (JSON message)', 185, 'json'],
+      ['x', 'around the 200-character cut (text body)', 185, 'text'],
+      ['\n', 'around the 4096-byte cut (control characters collapse into one space)', 4080, 'text'],
+      ['\t', 'around the 4096-byte cut, in a JSON body too long to decode', 4064, 'text'],
+    ];
+    for (const [scheme, auth, echoed] of [['api_key header', AUTH.header, KEY], ['bearer', AUTH.bearer, `Bearer ${KEY}`], ['api_key query', AUTH.query, KEY]] as const) {
+      for (const [pad, where, start, form] of placements) {
+        for (let shift = 0; shift <= KEY.length + 8; shift += 4) {
+          const at = start + shift;
+          const s = await setup(t, auth, {
+            'GET /items': (req) => {
+              const cred = req.headers['x-api-key'] ?? req.headers.authorization ?? req.query.get('api_key') ?? '';
+              const text = `${pad.repeat(at)}${String(cred)} was refused; see the docs`;
+              return form === 'json' ? { status: 400, json: { message: text } } : { status: 400, text: where.includes('JSON body') ? `{"message": "${text}` : text };
+            },
+          });
+          const r = await s.run('fault:Item');
+          t.equal(r.errors[0]?.code, 'vendor_error');
+          t.equal(s.v.hits('/items')[0]?.headers.authorization ?? s.v.hits('/items')[0]?.headers['x-api-key'] ?? s.v.hits('/items')[0]?.query.get('api_key'), echoed, 'the credential was sent and echoed');
+          const seen = visible(r, s.events);
+          t.same(prefixes(KEY).filter((p) => seen.includes(p)), [], `${scheme}, ${where}, key at ${at}: no piece of the key`);
+        }
+      }
+    }
+  });
+
   t.test('a Link header that repeats the api_key query parameter', async (t) => {
     const s = await setup(t, AUTH.query, { 'GET /linked': linkedPages(ITEMS, 3) });
     const r = await s.run('fault:linkItems');

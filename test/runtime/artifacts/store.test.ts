@@ -88,21 +88,22 @@ t.test('storeFromUrl: garbage is unsupported_store', async (t) => {
 });
 
 t.test('artifactSettingsFromEnv: defaults', async (t) => {
-  t.same(artifactSettingsFromEnv({}), { url: undefined, retentionSecs: 604_800, gcIntervalSecs: 300 });
-  t.same(artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_URL: '', SVC_RUN_ARTIFACTS_RETENTION_SECS: '', SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' ' }), { url: undefined, retentionSecs: 604_800, gcIntervalSecs: 300 }, 'empty counts as unset');
+  const defaults = { url: undefined, retentionSecs: 604_800, gcIntervalSecs: 300, memoryMaxBytes: 256 * 1024 * 1024 };
+  t.same(artifactSettingsFromEnv({}), defaults);
+  t.same(artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_URL: '', SVC_RUN_ARTIFACTS_RETENTION_SECS: '', SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' ', SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES: '' }), defaults, 'empty counts as unset');
 });
 
 t.test('artifactSettingsFromEnv: values', async (t) => {
   t.same(
-    artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_URL: ' file:///var/lib/svc/runs ', SVC_RUN_ARTIFACTS_RETENTION_SECS: '3600', SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' 60 ' }),
-    { url: 'file:///var/lib/svc/runs', retentionSecs: 3600, gcIntervalSecs: 60 },
+    artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_URL: ' file:///var/lib/svc/runs ', SVC_RUN_ARTIFACTS_RETENTION_SECS: '3600', SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' 60 ', SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES: '1048576' }),
+    { url: 'file:///var/lib/svc/runs', retentionSecs: 3600, gcIntervalSecs: 60, memoryMaxBytes: 1_048_576 },
   );
   t.equal(artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: '1' }).gcIntervalSecs, 1);
 });
 
 t.test('artifactSettingsFromEnv: non-positive or non-integer values are bad_arguments', async (t) => {
   for (const bad of ['0', '-1', '1.5', '1e3', 'abc', '7d', '0x10', '+5', '99999999999999999999', 'Infinity', 'NaN']) {
-    for (const name of ['SVC_RUN_ARTIFACTS_RETENTION_SECS', 'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS']) {
+    for (const name of ['SVC_RUN_ARTIFACTS_RETENTION_SECS', 'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS', 'SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES']) {
       try {
         artifactSettingsFromEnv({ [name]: bad });
         t.fail(`${name}=${bad} accepted`);
