@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { formatError, svcError, SvcFailure } from '../common/errors.js';
 import { loadCatalogDir, loadSchemaFile, type LoadOptions, type LoadResult } from '../pack/index.js';
+import { displayUrl } from '../pack/urls.js';
 import { teachabilityCheck } from '../compiler/teachable.js';
 
 export interface CatalogFlags {
@@ -26,7 +27,8 @@ export function parseBackendFlags(flags: string[] = []): Record<string, string> 
   const out: Record<string, string> = {};
   for (const f of flags) {
     const i = f.indexOf('=');
-    if (i <= 0) throw new SvcFailure([svcError('bad_arguments', `--backend \`${f}\` is not entry_id=url`, { hint: 'for example --backend brewery=http://127.0.0.1:3000' })]);
+    // The value is shown without userinfo or query: it may carry a credential.
+    if (i <= 0) throw new SvcFailure([svcError('bad_arguments', `--backend \`${displayUrl(f)}\` is not entry_id=url`, { hint: 'for example --backend brewery=http://127.0.0.1:3000' })]);
     out[f.slice(0, i)] = f.slice(i + 1);
   }
   return out;

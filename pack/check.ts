@@ -3,6 +3,7 @@
  * templates). Run at pack time (diagnostics mapped back to YAML positions) and again at load time
  * on every artifact, so a hand-edited CGS gets the same scrutiny. Pure: returns problems as values.
  */
+import { displayUrl, hasUserinfo } from './urls.js';
 import type { ErrorCode, SvcError } from '../common/errors.js';
 import { svcError } from '../common/errors.js';
 import { suggestHint } from '../common/suggest.js';
@@ -51,7 +52,13 @@ function checkHeader(cgs: Cgs, fail: Fail): void {
   let url: URL | undefined;
   try { url = new URL(cgs.backend.base_url); } catch { url = undefined; }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    fail('/backend/base_url', 'bad_backend', `backend URL \`${cgs.backend.base_url}\` is not an absolute http(s) URL`, 'write for example `backend: {url: https://api.example.com/v2}`');
+    fail('/backend/base_url', 'bad_backend', `backend URL \`${displayUrl(cgs.backend.base_url)}\` is not an absolute http(s) URL`, 'write for example `backend: {url: https://api.example.com/v2}`');
+  } else if (hasUserinfo(cgs.backend.base_url)) {
+    // A catalog is served as it is (include_cgs=true): a credential in it would reach every agent.
+    fail('/backend/base_url', 'bad_backend', `backend URL \`${displayUrl(cgs.backend.base_url)}\` carries user:password`, 'remove it: declare the credential in the auth block, which names an environment variable');
+  }
+  if (cgs.auth.scheme === 'oauth2_client_credentials' && typeof cgs.auth.token_url === 'string' && hasUserinfo(cgs.auth.token_url)) {
+    fail('/auth/token_url', 'bad_auth', `token_url \`${displayUrl(cgs.auth.token_url)}\` carries user:password`, 'remove it: the client id and secret come from client_id_env and client_secret_env');
   }
   const a = cgs.auth as unknown as Record<string, unknown>;
   const need: Record<string, string[]> = {

@@ -12,6 +12,7 @@ export { loadCatalogDir, loadSchemaFile, envOverrideName } from './load.js';
 export type { LoadOptions, LoadResult } from './load.js';
 export { verifyCgs, parseManifest } from './verify.js';
 export { Registry } from './registry.js';
+export { displayUrl, hasUserinfo, withoutUserinfo } from './urls.js';
 export type { RegistryEntry } from './registry.js';
 export { parseTemplate, jsonTemplateParams } from './template.js';
 export type { ParsedTemplate, TemplatePart } from './template.js';

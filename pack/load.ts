@@ -1,7 +1,8 @@
 /**
  * Loading packed catalogs (I/O edge): `--catalog-dir <dir>` reads every manifest and its CGS,
  * `--schema <path>` reads one CGS. Bad artifacts are rejected one by one with a problem naming the
- * file; the highest valid version per entry_id wins; backend overrides apply last.
+ * file; the highest valid version per entry_id wins; on a reload (`previous`), an entry whose
+ * artifacts now have a problem keeps the version in force; backend overrides apply last.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -10,6 +11,7 @@ import { svcError } from '../common/errors.js';
 import type { Manifest } from './artifact.js';
 import type { CgsCheck } from './compile-source.js';
 import { Registry, type RegistryEntry } from './registry.js';
+import { displayUrl, hasUserinfo, withoutUserinfo } from './urls.js';
 import { parseManifest, verifyCgs } from './verify.js';
 
 export interface LoadOptions {
@@ -19,12 +21,21 @@ export interface LoadOptions {
   env?: Record<string, string | undefined>;
   /** Extra checks per CGS (the compiler's teachability check). */
   extraChecks?: CgsCheck[];
+  /**
+   * The registry in force, when reloading: an entry of it whose artifacts now have a problem
+   * (unreadable, hash mismatch, invalid, version conflict) and no valid version at least as high
+   * is kept as it is, and named in `kept`. A directory that yields no catalog at all keeps nothing:
+   * the result is empty and the caller keeps its registry as a whole.
+   */
+  previous?: Registry;
 }
 
 export interface LoadResult {
   registry: Registry;
-  /** Rejected artifacts and ignored overrides; the registry holds everything else. */
+  /** Rejected artifacts, ignored overrides and ignored URL userinfo; the registry holds everything else. */
   problems: SvcError[];
+  /** Entries of `previous` kept in force because their artifacts now have problems, sorted. */
+  kept: string[];
 }
 
 /** Load every catalog of a directory. */
@@ -35,28 +46,84 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
     names = (await readdir(dir)).sort();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    return { registry: new Registry([]), problems: [svcError('artifact_unreadable', `cannot read catalog directory (${code})`, { file: dir, hint: 'pass a directory written by `svc pack --out <dir>`' })] };
+    return { registry: new Registry([]), problems: [svcError('artifact_unreadable', `cannot read catalog directory (${code})`, { file: dir, hint: 'pass a directory written by `svc pack --out <dir>`' })], kept: [] };
   }
   const candidates: RegistryEntry[] = [];
+  /** entry_ids some problem belongs to. */
+  const troubled = new Set<string>();
   for (const name of names.filter((n) => n.endsWith('.manifest.json'))) {
     const file = join(dir, name);
+    const owners = ownersOfManifest(name, opts.previous);
     let text: string;
     try {
       text = await readFile(file, 'utf8');
     } catch (e) {
       problems.push(svcError('artifact_unreadable', `cannot read the manifest (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { file, hint: 'remove or repack it; the other catalogs still load' }));
+      owners.forEach((id) => troubled.add(id));
       continue;
     }
     const { manifest, problem } = parseManifest(text, file);
-    if (!manifest) { problems.push(problem!); continue; }
+    if (!manifest) {
+      problems.push(problem!);
+      [...owners, ...namedIn(text)].forEach((id) => troubled.add(id));
+      continue;
+    }
     const entry = await loadArtifact(dir, manifest, opts, problems);
     if (entry) candidates.push(entry);
+    else troubled.add(manifest.entry_id);
   }
-  const registry = new Registry(pickHighest(candidates, problems));
-  if (registry.size === 0 && problems.length === 0) {
+  const fresh = pickHighest(candidates, problems, troubled);
+  if (fresh.length === 0 && problems.length === 0) {
     problems.push(svcError('catalog_dir_empty', 'no catalog manifest in the directory', { file: dir, hint: 'pack catalogs into it: `svc pack <source-dir> --out ' + dir + '`' }));
   }
-  return { registry: applyOverrides(registry, opts, problems), problems };
+  const { entries, kept } = keepPrevious(fresh, troubled, opts.previous);
+  return { registry: applyOverrides(new Registry(entries), opts, problems), problems, kept };
+}
+
+const MANIFEST_NAME = /^([a-z][a-z0-9_-]*)\.v\d+\.[0-9a-f]{12}\.manifest\.json$/;
+
+/**
+ * The entries a manifest file belongs to before its content is known: the entry_id of a name of
+ * the packed form `<entry_id>.v<version>.<hash12>.manifest.json`, and the entry of `previous`
+ * loaded from the CGS next to it (same stem), whatever the name.
+ */
+function ownersOfManifest(name: string, previous?: Registry): string[] {
+  const out = new Set<string>();
+  const m = MANIFEST_NAME.exec(name);
+  if (m) out.add(m[1]!);
+  const stem = name.slice(0, -'.manifest.json'.length);
+  for (const e of previous?.list() ?? []) if (e.artifact === `${stem}.cgs.json`) out.add(e.entry_id);
+  return [...out];
+}
+
+/** The entry_id a manifest that failed to decode still names, if its JSON gets that far. */
+function namedIn(text: string): string[] {
+  try {
+    const o = JSON.parse(text) as { entry_id?: unknown } | null;
+    return o && typeof o === 'object' && typeof o.entry_id === 'string' ? [o.entry_id] : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Reload: an entry of `previous` with a problem now and no valid version at least as high is kept
+ * as it is (sessions pinned to it keep working). Nothing is kept when the directory yields no
+ * catalog at all: that reload fails as a whole.
+ */
+function keepPrevious(fresh: RegistryEntry[], troubled: Set<string>, previous?: Registry): { entries: RegistryEntry[]; kept: string[] } {
+  if (!previous || fresh.length === 0) return { entries: fresh, kept: [] };
+  const byId = new Map(fresh.map((e) => [e.entry_id, e]));
+  const kept: string[] = [];
+  for (const id of [...troubled].sort()) {
+    const before = previous.get(id);
+    const now = byId.get(id);
+    if (before && (!now || now.version < before.version)) {
+      byId.set(id, before);
+      kept.push(id);
+    }
+  }
+  return { entries: [...byId.values()], kept };
 }
 
 /** Load one CGS file given with `--schema`. */
@@ -67,12 +134,12 @@ export async function loadSchemaFile(path: string, opts: LoadOptions = {}): Prom
     text = await readFile(path, 'utf8');
   } catch (e) {
     problems.push(svcError('artifact_missing', `cannot read the CGS file (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { file: path, hint: 'pass a `*.cgs.json` file written by `svc pack`' }));
-    return { registry: new Registry([]), problems };
+    return { registry: new Registry([]), problems, kept: [] };
   }
   const v = verifyCgs(text, path, undefined, opts.extraChecks);
-  if (!v.ok) return { registry: new Registry([]), problems: v.problems };
+  if (!v.ok) return { registry: new Registry([]), problems: v.problems, kept: [] };
   const entry = toEntry(v.cgs, v.cgs_hash, basename(path));
-  return { registry: applyOverrides(new Registry([entry]), opts, problems), problems };
+  return { registry: applyOverrides(new Registry([entry]), opts, problems), problems, kept: [] };
 }
 
 async function loadArtifact(dir: string, m: Manifest, opts: LoadOptions, problems: SvcError[]): Promise<RegistryEntry | undefined> {
@@ -94,7 +161,7 @@ function toEntry(cgs: RegistryEntry['cgs'], hash: string, artifact: string): Reg
 }
 
 /** Highest version per entry_id; two different artifacts with that same version reject the entry. */
-function pickHighest(candidates: RegistryEntry[], problems: SvcError[]): RegistryEntry[] {
+function pickHighest(candidates: RegistryEntry[], problems: SvcError[], troubled: Set<string>): RegistryEntry[] {
   const best = new Map<string, RegistryEntry>();
   const conflicted = new Map<string, string>();
   for (const c of candidates) {
@@ -106,6 +173,7 @@ function pickHighest(candidates: RegistryEntry[], problems: SvcError[]): Registr
     const v = best.get(id)!;
     problems.push(svcError('version_conflict', `two different artifacts claim ${id} v${v.version} (${v.artifact} and ${other}); neither is loaded`, { file: v.artifact, hint: 'remove the stale artifact, or raise the version of the newer catalog' }));
     best.delete(id);
+    troubled.add(id);
   }
   return [...best.values()];
 }
@@ -119,16 +187,22 @@ function applyOverrides(registry: Registry, opts: LoadOptions, problems: SvcErro
   const env = opts.env ?? process.env;
   const explicit = opts.backendOverrides ?? {};
   for (const id of Object.keys(explicit)) {
-    if (!registry.get(id)) problems.push(svcError('bad_backend_override', `backend override names \`${id}\`, which is not loaded`, { hint: `loaded entries: ${registry.list().map((e) => e.entry_id).join(', ') || 'none'}` }));
+    if (!registry.get(id)) problems.push(svcError('bad_backend_override', `backend override names \`${displayUrl(id)}\`, which is not loaded`, { hint: `loaded entries: ${registry.list().map((e) => e.entry_id).join(', ') || 'none'}` }));
   }
   const entries = registry.list().map((e) => {
-    const url = explicit[e.entry_id] ?? env[envOverrideName(e.entry_id)];
-    if (url === undefined) return e;
-    if (!/^https?:\/\/[^\s]+$/.test(url)) {
+    const override = explicit[e.entry_id] ?? env[envOverrideName(e.entry_id)];
+    let url = e.cgs.backend.base_url;
+    if (override !== undefined && !/^https?:\/\/[^\s]+$/.test(override)) {
       problems.push(svcError('bad_backend_override', `backend override for \`${e.entry_id}\` is not an http(s) URL`, { hint: 'write for example --backend ' + e.entry_id + '=http://127.0.0.1:3000' }));
-      return e;
+    } else if (override !== undefined) {
+      url = override.replace(/\/+$/, '');
     }
-    return { ...e, base_url: url.replace(/\/+$/, '') };
+    // undici pools by origin and never sends userinfo: say so once, and keep it out of every display.
+    if (hasUserinfo(url)) {
+      problems.push(svcError('backend_userinfo_ignored', `backend of ${e.entry_id} carries user:password in its URL; svc does not send it — declare the catalog's auth instead`));
+      url = withoutUserinfo(url);
+    }
+    return url === e.base_url ? e : { ...e, base_url: url };
   });
   return new Registry(entries);
 }

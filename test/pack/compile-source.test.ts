@@ -252,6 +252,20 @@ t.test('auth and backend normalization', async (t) => {
   t.same(key.cgs.auth, { scheme: 'api_key', in: 'header', name: 'X-Key', env: 'SHOP_KEY' });
 });
 
+t.test('a catalog URL with user:password is refused, and the refusal does not repeat it', async (t) => {
+  const backend = compileSource([{ file: 'catalog.yaml', text: HEADER.replace('https://api.example.com/v2/', 'https://admin:pw-SECRET@api.example.com/v2/') }, ...SHOP.slice(1)]);
+  t.notOk(backend.cgs, 'nothing is packed');
+  t.same(backend.diagnostics.map((d) => d.code), ['bad_backend']);
+  t.match(backend.diagnostics[0]!.message, /carries user:password/);
+  t.notMatch(JSON.stringify(backend.diagnostics), /pw-SECRET|admin/, 'the credential is not echoed');
+  const token = compileSource([
+    { file: 'c.yaml', text: HEADER + '  auth: {scheme: oauth2_client_credentials, token_url: "https://id:pw-SECRET@id.example.com/token", client_id_env: SHOP_ID, client_secret_env: SHOP_SECRET}\n' },
+    ...SHOP.slice(1),
+  ]);
+  t.same(token.diagnostics.map((d) => d.code), ['bad_auth']);
+  t.notMatch(JSON.stringify(token.diagnostics), /pw-SECRET/);
+});
+
 t.test('determinism: file order does not change the CGS or its hash', async (t) => {
   for (const name of CATALOGS) {
     const texts = await readSourceDir(join(ROOT, 'fixtures', 'catalogs', name));

@@ -236,3 +236,69 @@ t.test('an empty directory: catalog_dir_empty; a missing directory: a problem na
   t.match(missing.problems, [{ code: 'artifact_unreadable', file: join(dir, 'nope'), message: /ENOENT/ }]);
   t.equal(missing.registry.size, 0);
 });
+
+t.test('backend URLs with user:password: the URL in force drops it, one warning names the entry, never the credential', async (t) => {
+  const r = await loadCatalogDir(PACKED, {
+    env: { SVC_BACKEND_URL_HELPDESK: 'https://ops:hd-PASS-77@helpdesk.example.com/api/' },
+    backendOverrides: { brewery: 'http://admin:pw-SECRET-1@127.0.0.1:4000' },
+  });
+  t.equal(r.registry.get('brewery')?.base_url, 'http://127.0.0.1:4000', '--backend: userinfo dropped, the rest as given');
+  t.equal(r.registry.get('helpdesk')?.base_url, 'https://helpdesk.example.com/api', 'SVC_BACKEND_URL_HELPDESK: the same');
+  t.same(r.problems.map((p) => [p.code, p.message]), [
+    ['backend_userinfo_ignored', "backend of brewery carries user:password in its URL; svc does not send it — declare the catalog's auth instead"],
+    ['backend_userinfo_ignored', "backend of helpdesk carries user:password in its URL; svc does not send it — declare the catalog's auth instead"],
+  ]);
+  t.notMatch(JSON.stringify(r.problems), /pw-SECRET|hd-PASS|admin|ops:/, 'no credential in a problem');
+  t.same(ids(r), ['brewery', 'helpdesk'], 'both entries load');
+
+  const userOnly = await loadCatalogDir(PACKED, { env: {}, backendOverrides: { brewery: 'http://token-abc123@127.0.0.1:4000/v1' } });
+  t.equal(userOnly.registry.get('brewery')?.base_url, 'http://127.0.0.1:4000/v1', 'a user name alone is userinfo too');
+  t.match(userOnly.problems, [{ code: 'backend_userinfo_ignored', message: /backend of brewery/ }]);
+
+  const bad = await loadCatalogDir(PACKED, { env: {}, backendOverrides: { 'http://admin:pw-SECRET-2@host': 'http://x' } });
+  t.match(bad.problems, [{ code: 'bad_backend_override' }]);
+  t.notMatch(JSON.stringify(bad.problems), /pw-SECRET/, 'an override naming no entry is not echoed with its userinfo');
+});
+
+t.test("a catalog's own backend URL with user:password is refused at load, without repeating it", async (t) => {
+  const dir = await packedCopy(t);
+  const a = await artifactOf(dir, 'helpdesk');
+  await unlink(a.cgsFile);
+  await unlink(a.manifestFile);
+  await writeConsistent(dir, { ...a.cgs, backend: { base_url: 'https://svc:own-PASS-3@helpdesk.example.com' } });
+  const r = await loadCatalogDir(dir, NO_ENV);
+  t.notOk(r.registry.get('helpdesk'), 'the catalog is refused: it would be served with the credential in it');
+  t.match(r.problems, [{ code: 'bad_backend', message: /carries user:password/ }]);
+  t.notMatch(JSON.stringify(r.problems), /own-PASS/, 'the refusal does not repeat the credential');
+});
+
+t.test('reload (previous): an entry whose artifacts went bad keeps the version in force', async (t) => {
+  const dir = await packedCopy(t);
+  const first = await loadCatalogDir(dir, NO_ENV);
+  const before = first.registry.get('brewery')!;
+  t.same(first.kept, [], 'nothing kept without a previous registry');
+  const a = await artifactOf(dir, 'brewery');
+  await writeFile(a.cgsFile, serialize({ ...a.cgs, label: 'Edited by hand' }));
+
+  const plain = await loadCatalogDir(dir, NO_ENV);
+  t.same(ids(plain), ['helpdesk'], 'without previous the bad entry is left out (start-up, svc catalogs)');
+  t.same(plain.kept, []);
+
+  const r = await loadCatalogDir(dir, { env: {}, previous: first.registry });
+  t.same(r.kept, ['brewery']);
+  t.same(ids(r), ['brewery', 'helpdesk']);
+  t.equal(r.registry.get('brewery')?.cgs_hash, before.cgs_hash, 'the version in force, unchanged');
+  t.match(r.problems, [{ code: 'hash_mismatch', file: a.cgsFile }], 'and the problem is reported');
+
+  await unlink(a.manifestFile);
+  await unlink(a.cgsFile);
+  const removed = await loadCatalogDir(dir, { env: {}, previous: first.registry });
+  t.same(removed.kept, [], 'an entry whose files are gone has no problem: it is removed, not kept');
+  t.same(ids(removed), ['helpdesk']);
+
+  const other = await artifactOf(dir, 'helpdesk');
+  await writeFile(other.cgsFile, '{ not json');
+  const nothing = await loadCatalogDir(dir, { env: {}, previous: first.registry });
+  t.equal(nothing.registry.size, 0, 'a directory that yields no catalog keeps nothing: the caller keeps its registry');
+  t.same(nothing.kept, []);
+});
