@@ -1,8 +1,9 @@
 /**
  * Inbound authentication: `SVC_INCOMING_AUTH_MODE` off (default) / optional / required, HS256 JWTs
  * verified with jose (`sub` and `tenant_id` or `tid` required, `exp` validated, `iss`/`aud` when
- * configured) and API keys from a JSON file compared in constant time. The resulting principal's
- * tenant scopes execute sessions. Credentials are never echoed.
+ * configured; `exp`, `nbf` and `iat` with one clock skew) and API keys from a JSON file compared
+ * in constant time. The resulting principal's tenant scopes execute sessions. Credentials are
+ * never echoed.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -30,6 +31,12 @@ export interface InboundAuthConfig {
 }
 
 export const ANONYMOUS: Principal = { method: 'anonymous', tenant: '' };
+
+/**
+ * Clock skew allowed between the token issuer and svc, in seconds, for every time claim: an `exp`
+ * up to this far in the past and an `nbf` or `iat` up to this far in the future are accepted.
+ */
+export const JWT_CLOCK_SKEW_S = 60;
 
 const startupFail = (message: string, hint: string): never => {
   throw new SvcFailure([svcError('auth_config_invalid', message, { hint })]);
@@ -114,13 +121,15 @@ export class InboundAuth {
       const { payload } = await jwtVerify(m[1]!, this.secret, {
         algorithms: ['HS256'],
         requiredClaims: ['exp'],
+        clockTolerance: JWT_CLOCK_SKEW_S,
         ...(this.config.issuer ? { issuer: this.config.issuer } : {}),
         ...(this.config.audience ? { audience: this.config.audience } : {}),
       });
-      const tenant = typeof payload.tenant_id === 'string' ? payload.tenant_id : typeof payload.tid === 'string' ? payload.tid : undefined;
-      if (typeof payload.sub !== 'string' || !payload.sub) return fail('auth_missing_claim', 'the token has no `sub` claim', 'mint tokens with sub (the subject) and tenant_id');
-      if (!tenant) return fail('auth_missing_claim', 'the token has no `tenant_id` (or `tid`) claim', 'mint tokens with tenant_id (alias tid) naming the tenant');
-      return { method: 'jwt', subject: payload.sub, tenant };
+      // jose checks only the type of iat (its future check needs maxTokenAge, which would make iat required).
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + JWT_CLOCK_SKEW_S) {
+        return fail('auth_token_not_yet_valid', `the token was issued in the future (iat, more than ${JWT_CLOCK_SKEW_S} s ahead of this server)`, 'check the clocks of the token issuer and the server, then mint a new token');
+      }
+      return principalOf(payload);
     } catch (e) {
       return jwtProblem(e);
     }
@@ -141,14 +150,42 @@ function fail(code: ErrorCode, message: string, hint: string): SvcError {
   return svcError(code, message, { hint });
 }
 
+/**
+ * The principal of verified claims. `sub` and the tenant must be non-empty strings; the tenant is
+ * `tenant_id`, and `tid` only when `tenant_id` is absent: a present but unusable `tenant_id` is
+ * refused, never replaced by `tid`.
+ */
+function principalOf(payload: Record<string, unknown>): Principal | SvcError {
+  const has = (k: string) => Object.hasOwn(payload, k);
+  const usable = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+  if (!has('sub')) return fail('auth_missing_claim', 'the token has no `sub` claim', 'mint tokens with sub (the subject) and tenant_id');
+  if (!usable(payload.sub)) return fail('auth_invalid_claim', `the token's \`sub\` claim is ${kindOf(payload.sub)}, not a non-empty string`, 'mint tokens with sub as a non-empty string naming the subject');
+  const claim = has('tenant_id') ? 'tenant_id' : has('tid') ? 'tid' : undefined;
+  if (!claim) return fail('auth_missing_claim', 'the token has no `tenant_id` (or `tid`) claim', 'mint tokens with tenant_id (alias tid) naming the tenant');
+  const tenant = payload[claim];
+  if (!usable(tenant)) {
+    const alias = claim === 'tenant_id' && has('tid') ? '; `tid` is not read when tenant_id is present' : '';
+    return fail('auth_invalid_claim', `the token's \`${claim}\` claim is ${kindOf(tenant)}, not a non-empty string${alias}`, 'mint tokens with tenant_id as a non-empty string naming the tenant');
+  }
+  return { method: 'jwt', subject: payload.sub, tenant };
+}
+
+/** What a claim value is, without echoing it. */
+function kindOf(v: unknown): string {
+  if (v === '') return 'empty';
+  if (v === null) return 'null';
+  return Array.isArray(v) ? 'an array' : `a ${typeof v}`;
+}
+
 function jwtProblem(e: unknown): SvcError {
   if (e instanceof joseErrors.JWTExpired) return fail('auth_token_expired', 'the token has expired', 'mint a new token');
   if (e instanceof joseErrors.JWTClaimValidationFailed) {
     if (e.claim === 'exp' && e.reason === 'missing') return fail('auth_missing_claim', 'the token has no `exp` claim', 'mint tokens with exp: svc refuses tokens that never expire');
-    if (e.claim === 'nbf') return fail('auth_token_not_yet_valid', 'the token is not valid yet (nbf)', 'check the clocks, or mint a token without a future nbf');
+    // reason `invalid`: exp, nbf or iat is not a number.
+    if (e.reason === 'invalid') return fail('auth_malformed_token', `the token claim \`${e.claim}\` is not a number of seconds`, 'mint the token with a JWT library: time claims are NumericDate numbers');
+    if (e.claim === 'nbf') return fail('auth_token_not_yet_valid', `the token is not valid yet (nbf, more than ${JWT_CLOCK_SKEW_S} s ahead of this server)`, 'check the clocks, or mint a token without a future nbf');
     if (e.claim === 'iss') return fail('auth_bad_issuer', 'the token issuer (iss) is not the one this server expects', 'mint the token with the configured issuer');
     if (e.claim === 'aud') return fail('auth_bad_audience', 'the token audience (aud) is not the one this server expects', 'mint the token with the configured audience');
-    if (e.claim === 'iat') return fail('auth_token_not_yet_valid', 'the token was issued in the future (iat)', 'check the clocks');
     return fail('auth_malformed_token', `the token claim \`${e.claim}\` is invalid`, 'mint a new token');
   }
   if (e instanceof joseErrors.JOSEAlgNotAllowed) return fail('auth_bad_algorithm', 'the token is not signed with HS256', 'sign tokens with HS256 and the shared secret');

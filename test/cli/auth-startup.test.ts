@@ -2,7 +2,8 @@
  * `svc serve` and inbound auth settings, spawned as a real process (SPEC "Authentication" rule 1,
  * Errors "startup failure"; issue 7): bad settings exit 1 with `auth_config_invalid: ...` on
  * stderr before anything listens; good ones print `inbound auth: <mode> (...)` and the URL, and
- * SIGTERM stops the server with exit 0.
+ * SIGTERM stops the server with exit 0. Backend URLs that carry user:password are printed
+ * without it (and without a query), with one warning line per entry that names the entry.
  */
 import t from 'tap';
 import { execFile, spawn } from 'node:child_process';
@@ -59,12 +60,12 @@ function serveOnce(env: Record<string, string>): Promise<Exit> {
   });
 }
 
-interface Running { url: string; stdout: () => string; stop(signal?: NodeJS.Signals): Promise<Exit> }
+interface Running { url: string; stdout: () => string; stderr: () => string; stop(signal?: NodeJS.Signals): Promise<Exit> }
 
 /** Start `svc serve` and wait for its URL; stopped in teardown if the test did not stop it. */
-function serveRunning(t: { teardown(fn: () => unknown): void }, env: Record<string, string>): Promise<Running> {
+function serveRunning(t: { teardown(fn: () => unknown): void }, env: Record<string, string>, args: string[] = []): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, SERVE, { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVE, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let started = false;
@@ -78,7 +79,7 @@ function serveRunning(t: { teardown(fn: () => unknown): void }, env: Record<stri
       if (m && !started && stdout.includes('press Ctrl-C')) {
         started = true;
         clearTimeout(timer);
-        resolve({ url: m[1]!, stdout: () => stdout, stop: (signal = 'SIGTERM') => { child.kill(signal); return exited; } });
+        resolve({ url: m[1]!, stdout: () => stdout, stderr: () => stderr, stop: (signal = 'SIGTERM') => { child.kill(signal); return exited; } });
       }
     });
     void exited.then((e) => { if (!started) { clearTimeout(timer); reject(new Error(`svc serve exited ${e.code}: ${e.stderr}`)); } });
@@ -195,4 +196,19 @@ t.test('mode unset: off', async (t) => {
   t.match(s.stdout(), /^inbound auth: off$/m);
   t.equal((await fetch(`${s.url}/v1/registry`)).status, 200);
   t.equal((await s.stop()).code, 0);
+});
+
+t.test('backend URLs with user:password: the start-up lines show neither, one warning per entry names it', async (t) => {
+  const s = await serveRunning(t, { SVC_BACKEND_URL_HELPDESK: 'https://ops:hd-PASS-77@helpdesk.example.com/api?key=q-SECRET-9' }, ['--backend', 'brewery=http://admin:pw-SECRET-1@127.0.0.1:1']);
+  const out = s.stdout();
+  t.match(out, /^brewery v1 \S+ .* -> http:\/\/127\.0\.0\.1:1$/m, 'the brewery line shows scheme, host and port');
+  t.match(out, /^helpdesk v1 \S+ .* -> https:\/\/helpdesk\.example\.com\/api$/m, 'the helpdesk line shows the path, not the query');
+  const e = await s.stop();
+  t.equal(e.code, 0);
+  const warnings = e.stderr.split('\n').filter((l) => l.includes('backend_userinfo_ignored'));
+  t.same(warnings, [
+    "warning: backend_userinfo_ignored: backend of brewery carries user:password in its URL; svc does not send it — declare the catalog's auth instead",
+    "warning: backend_userinfo_ignored: backend of helpdesk carries user:password in its URL; svc does not send it — declare the catalog's auth instead",
+  ]);
+  for (const secret of ['pw-SECRET', 'hd-PASS', 'q-SECRET', 'admin:', 'ops:']) t.notOk(e.stdout.includes(secret) || e.stderr.includes(secret), `${secret} is printed nowhere`);
 });

@@ -2,7 +2,9 @@
  * Inbound authentication over real sockets (SPEC "Authentication", "Principal (inbound)"; issue 7):
  * a matrix of bad credentials (each 401 with its code, a WWW-Authenticate header and no echo of
  * the credential), good JWTs and API keys, the modes off / optional / required, the protected and
- * public routes, and tenant isolation on every execute session route.
+ * public routes, and tenant isolation on every execute session route. Hardening issue: a present
+ * but unusable `tenant_id` is refused (never replaced by `tid`), and `exp`, `nbf` and `iat` share
+ * one clock skew of 60 s (an `iat` further in the future is refused).
  */
 import t, { type Test } from 'tap';
 import { createHmac } from 'node:crypto';
@@ -169,15 +171,26 @@ addJwt('HS512 with the right secret', await mint(claims(), 'HS512'), 'auth_bad_a
 addJwt('RS256 (asymmetric)', await mint(claims(), 'RS256', rsaKey), 'auth_bad_algorithm');
 addJwt('HS256 with a wrong secret', await mint(claims(), 'HS256', new TextEncoder().encode('not-the-secret-0123456789abcdef')), 'auth_bad_signature');
 addJwt('payload changed after signing (tenant swapped)', tampered, 'auth_bad_signature');
-addJwt('expired (exp 1 min ago)', await mint(claims({ iat: NOW() - 3600, exp: NOW() - 60 })), 'auth_token_expired');
+addJwt('expired (exp 5 min ago, beyond the clock skew)', await mint(claims({ iat: NOW() - 3600, exp: NOW() - 300 })), 'auth_token_expired');
 addJwt('not yet valid (nbf in 1 h)', await mint(claims({ nbf: NOW() + 3600 })), 'auth_token_not_yet_valid');
+addJwt('not yet valid (nbf in 5 min, beyond the clock skew)', await mint(claims({ nbf: NOW() + 300 })), 'auth_token_not_yet_valid');
+addJwt('issued in the future (iat in 1 h)', await mint(claims({ iat: NOW() + 3600, exp: NOW() + 7200 })), 'auth_token_not_yet_valid');
+addJwt('issued in the future (iat in 5 min, beyond the clock skew)', await mint(claims({ iat: NOW() + 300 })), 'auth_token_not_yet_valid');
 addJwt('exp is not a number', handSigned({ alg: 'HS256', typ: 'JWT' }, claims({ exp: 'tomorrow' })), 'auth_malformed_token');
+addJwt('iat is not a number', handSigned({ alg: 'HS256', typ: 'JWT' }, claims({ iat: 'yesterday' })), 'auth_malformed_token');
+addJwt('nbf is not a number', handSigned({ alg: 'HS256', typ: 'JWT' }, claims({ nbf: 'now' })), 'auth_malformed_token');
 addJwt('missing sub', await mint(claims({ sub: undefined })), 'auth_missing_claim');
-addJwt('empty sub', await mint(claims({ sub: '' })), 'auth_missing_claim');
+addJwt('empty sub', await mint(claims({ sub: '' })), 'auth_invalid_claim');
+addJwt('sub is a number', await mint(claims({ sub: 7 })), 'auth_invalid_claim');
 addJwt('missing tenant_id and tid', await mint(claims({ tenant_id: undefined })), 'auth_missing_claim');
 addJwt('missing exp (a token that never expires)', await mint(claims({ exp: undefined })), 'auth_missing_claim');
-addJwt('empty tenant_id', await mint(claims({ tenant_id: '' })), 'auth_missing_claim');
-addJwt('tenant_id is a number', await mint(claims({ tenant_id: 42 })), 'auth_missing_claim');
+addJwt('empty tenant_id', await mint(claims({ tenant_id: '' })), 'auth_invalid_claim');
+addJwt('tenant_id is a number', await mint(claims({ tenant_id: 42 })), 'auth_invalid_claim');
+addJwt('tenant_id is a number and tid names another tenant', await mint(claims({ tenant_id: 123, tid: 'globex' })), 'auth_invalid_claim');
+addJwt('tenant_id is null and tid names another tenant', await mint(claims({ tenant_id: null, tid: 'globex' })), 'auth_invalid_claim');
+addJwt('tenant_id is empty and tid names another tenant', await mint(claims({ tenant_id: '', tid: 'globex' })), 'auth_invalid_claim');
+addJwt('tenant_id is an array holding a tenant', await mint(claims({ tenant_id: ['globex'] })), 'auth_invalid_claim');
+addJwt('no tenant_id and tid is a number', await mint(claims({ tenant_id: undefined, tid: 5 })), 'auth_invalid_claim');
 addJwt('wrong iss (issuer configured)', await mint(claims({ iss: 'https://evil.test' })), 'auth_bad_issuer');
 addJwt('no iss (issuer configured)', await mint(claims({ iss: undefined })), 'auth_bad_issuer');
 addJwt('wrong aud (audience configured)', await mint(claims({ aud: 'another-api' })), 'auth_bad_audience');
@@ -219,7 +232,7 @@ t.test(`bad credentials: ${bad.length} cases, each 401 with its code, a challeng
     });
   }
   await t.test('execute errors in the default format (text/toon) carry the code and the challenge too', async (t) => {
-    const token = await mint(claims({ exp: NOW() - 5, iat: NOW() - 100 }));
+    const token = await mint(claims({ exp: NOW() - 300, iat: NOW() - 1000 }));
     const a = await call(FULL, '/execute', { method: 'POST', headers: { ...bearer(token), accept: '*/*' }, type: 'application/json', body: '{"entry_id":"brewery"}' });
     t.equal(a.status, 401);
     t.match(a.headers.get('content-type'), /^text\/toon/);
@@ -269,6 +282,20 @@ t.test('good credentials', async (t) => {
   await t.test('tenant_id wins over tid when both are present', async (t) => {
     const a = await call(JWT_ONLY, '/v1/incoming-auth/context', { headers: bearer(await mint(claims({ tenant_id: 'acme', tid: 'globex' }))) });
     t.match(a.body, { tenant_id: 'acme' });
+  });
+  await t.test('a refused tenant_id names the claim and the reason, not the value, and never falls back to tid', async (t) => {
+    const a = await call(JWT_ONLY, '/v1/incoming-auth/context', { headers: bearer(await mint(claims({ tenant_id: 123, tid: 'globex' }))) });
+    t.equal(a.status, 401);
+    t.equal(codeOf(a), 'auth_invalid_claim');
+    t.match(a.body.message, /`tenant_id` claim is a number, not a non-empty string; `tid` is not read when tenant_id is present/);
+    t.match(a.body.hint, /tenant_id as a non-empty string/);
+    t.notMatch(a.text, /globex|123/, 'no claim value is echoed');
+  });
+  await t.test('a clock skew of 60 s (JWT_CLOCK_SKEW_S) is tolerated on exp, nbf and iat', async (t) => {
+    const skewed = await mint(claims({ exp: NOW() - 20, nbf: NOW() + 20, iat: NOW() + 20 }));
+    const a = await call(JWT_ONLY, '/v1/incoming-auth/context', { headers: bearer(skewed) });
+    t.equal(a.status, 200, 'exp 20 s ago, nbf and iat 20 s ahead');
+    t.match(a.body, { method: 'jwt', tenant_id: 'acme' });
   });
   await t.test('iss and aud are not checked when they are not configured', async (t) => {
     const a = await call(JWT_ONLY, '/v1/incoming-auth/context', { headers: bearer(await mint(claims({ iss: 'https://anyone.test', aud: 'anything' }))) });
@@ -360,7 +387,7 @@ t.test('mode optional', async (t) => {
   });
   await t.test('bad credentials are still refused (never downgraded to anonymous)', async (t) => {
     const cases: Array<[Record<string, string>, string, string]> = [
-      [bearer(await mint(claims({ exp: NOW() - 10, iat: NOW() - 100 }))), 'auth_token_expired', ''],
+      [bearer(await mint(claims({ exp: NOW() - 300, iat: NOW() - 1000 }))), 'auth_token_expired', ''],
       [bearer(await mint(claims(), 'HS256', new TextEncoder().encode('wrong-secret-0123456789abcdef'))), 'auth_bad_signature', ''],
       [bearer(await mint(claims(), 'HS384')), 'auth_bad_algorithm', ''],
       [bearer(await mint(claims({ tenant_id: undefined }))), 'auth_missing_claim', ''],
