@@ -16,6 +16,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lineLogger } from '../common/log.js';
 import { startDemoVendor } from '../cli/demo-vendor.js';
 import { packageRoot } from '../cli/package-root.js';
 import { loadCatalogDir } from '../pack/index.js';
@@ -99,7 +100,7 @@ export async function startServer(kind: string | undefined, vendorUrl?: string):
     const { registry } = await loadCatalogDir(join(packageRoot(), 'fixtures', 'packed'), { backendOverrides: { brewery: vendorUrl, helpdesk: vendorUrl } });
     const store = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
     artifacts = store;
-    const app = new SvcApp({ registry, artifacts: store, log: (l) => process.stderr.write(l + '\n') });
+    const app = new SvcApp({ registry, artifacts: store, logger: lineLogger((l) => process.stderr.write(l + '\n')) });
     const l = await listen(app, 0, '127.0.0.1');
     url = l.url;
     close = async () => { await l.close(500); await store.close(); };

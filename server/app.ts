@@ -4,13 +4,15 @@
  * secret ever reaches a client.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { svcError, SvcFailure, type SvcError } from '../common/errors.js';
 import { loadCatalogDir, type LoadOptions, type Registry } from '../pack/index.js';
+import { SILENT, type Logger } from '../common/log.js';
 import type { ArtifactStore } from '../runtime/artifacts/index.js';
 import type { ExecuteOptions } from '../runtime/execute.js';
 import { ExecuteService } from './execute/service.js';
 import { SessionStore } from './execute/session.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { negotiate } from './http/format.js';
 import { canonicalPath, Router } from './http/router.js';
 import { sendErrors, sendFormattedErrors, sendJson } from './http/respond.js';
@@ -29,15 +31,15 @@ export interface AppOptions {
   artifacts: ArtifactStore;
   /** Base runtime options for vendor calls. */
   runtime?: ExecuteOptions;
-  /** Running background operations allowed per session (default 16). */
-  maxRunningOps?: number;
+  /** Limits (sessions, operations, vendor calls, deadlines); defaults: DEFAULT_LIMITS. */
+  limits?: Partial<Limits>;
   /** Secret of the reload route (`SVC_CONTROL_PLANE_SECRET`); unset disables reload. */
   controlPlaneSecret?: string;
   now?: () => number;
   /** Inbound authentication (default: mode off, every caller anonymous). */
   auth?: InboundAuth;
-  /** Where unexpected failures are logged (never sent to clients). */
-  log?: (line: string) => void;
+  /** The operator log: unexpected failures (never sent to clients), client aborts, background failures. */
+  logger?: Logger;
 }
 
 export class SvcApp {
@@ -48,15 +50,19 @@ export class SvcApp {
   private readonly started: number;
   private readonly auth: InboundAuth;
   private readonly principals = new WeakMap<IncomingMessage, Principal>();
+  readonly logger: Logger;
+  readonly limits: Limits;
 
   constructor(private readonly opts: AppOptions) {
     const now = opts.now ?? Date.now;
     this.started = now();
     this.registry = opts.registry;
+    this.logger = opts.logger ?? SILENT;
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.auth = opts.auth ?? new InboundAuth({ mode: 'off' });
-    this.sessions = new SessionStore(now);
-    this.service = new ExecuteService({ registry: () => this.registry, sessions: this.sessions, artifacts: opts.artifacts, runtime: opts.runtime ?? {}, now, ...(opts.maxRunningOps ? { maxRunningOps: opts.maxRunningOps } : {}) });
-    this.router.add('GET', '/v1/health', (_req, res) => { this.sessions.sweep(); sendJson(res, 200, { status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: this.sessions.size, uptime_s: Math.round((now() - this.started) / 1000) }); });
+    this.sessions = new SessionStore(now, { maxSessions: this.limits.maxSessions, maxSessionsPerTenant: this.limits.maxSessionsPerTenant });
+    this.service = new ExecuteService({ registry: () => this.registry, sessions: this.sessions, artifacts: opts.artifacts, runtime: opts.runtime ?? {}, now, limits: this.limits, logger: this.logger });
+    this.router.add('GET', '/v1/health', (_req, res) => sendJson(res, 200, this.health(now)));
     catalogRoutes(this.router, () => this.registry);
     executeRoutes(this.router, { service: this.service, sessions: this.sessions, registry: () => this.registry, tenant: (req) => this.principal(req).tenant });
     this.router.add('GET', '/v1/incoming-auth/context', (req, res) => {
@@ -87,11 +93,38 @@ export class SvcApp {
       }
       await m.handler(req, res, m.params, url);
     } catch (e) {
+      if (!(e instanceof SvcFailure) && clientGone(req, e)) {
+        // Not a failure of ours: the client hung up or node's request timeout ended the upload.
+        this.logger.info(`client closed the connection during ${req.method} ${shortPath(url.pathname)} (${(e as NodeJS.ErrnoException)?.code ?? 'aborted'})`);
+        return;
+      }
       const errors: SvcError[] = e instanceof SvcFailure ? e.errors : [svcError('internal_error', 'the server failed on this request', { hint: 'this is a bug in svc; the server log has the details' })];
-      if (!(e instanceof SvcFailure)) this.opts.log?.(`internal error on ${req.method} ${url.pathname}: ${(e as Error)?.stack ?? String(e)}`);
-      answerErrors(req, res, url, errors);
+      if (!(e instanceof SvcFailure)) this.logger.error(`internal error on ${req.method} ${shortPath(url.pathname)}: ${(e as Error)?.stack ?? String(e)}`);
+      // The rest of a body over the limit is never read: the connection cannot be reused.
+      answerErrors(req, res, url, errors, errors[0]?.code === 'body_too_large' ? { connection: 'close' } : {});
     }
   };
+
+  /** GET /v1/health: what the process holds against its budgets. */
+  private health(now: () => number): Record<string, unknown> {
+    this.sessions.sweep();
+    return {
+      status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: this.sessions.size, uptime_s: Math.round((now() - this.started) / 1000),
+      operations: { running: this.service.background.runningCount, max: this.limits.maxRunningOps },
+      plan_cache: this.service.plans.stats(),
+      artifacts: this.opts.artifacts.stats(),
+    };
+  }
+
+  /** Resolves when no background operation runs (shutdown waits for it, up to the grace). */
+  idle(): Promise<void> {
+    return this.service.idle();
+  }
+
+  /** Shutdown after the grace: cancel every run still going and let them store what they did. */
+  cancelRunning(settleMs: number): Promise<void> {
+    return this.service.cancelAll(settleMs);
+  }
 
   private principal(req: IncomingMessage): Principal {
     return this.principals.get(req) ?? ANONYMOUS;
@@ -104,15 +137,17 @@ export class SvcApp {
     if (!secret || !sameSecret(given, secret)) throw new SvcFailure([svcError('forbidden', secret ? 'the control-plane secret is wrong' : 'reload is disabled on this server', { hint: secret ? 'send the value of SVC_CONTROL_PLANE_SECRET' : 'start the server with SVC_CONTROL_PLANE_SECRET set to enable reload' })]);
     if (!this.opts.catalogDir) throw new SvcFailure([svcError('reload_unavailable', 'this server was started with --schema: there is no catalog directory to reload', { hint: 'start it with --catalog-dir <dir> to reload catalogs without a restart' })]);
     const dir = this.opts.catalogDir;
-    const loaded = await loadCatalogDir(dir, this.opts.loadOptions ?? {});
+    const before = this.registry;
+    // An entry whose artifacts went bad keeps the version in force (`kept`); see loadCatalogDir.
+    const loaded = await loadCatalogDir(dir, { ...this.opts.loadOptions, previous: before });
     const problems = loaded.problems.map((p) => withoutDir(p, dir));
     if (loaded.registry.size === 0) throw new SvcFailure(problems.length ? problems : [svcError('catalog_dir_empty', 'the catalog directory holds no loadable catalog', { hint: 'the previous catalogs stay loaded' })]);
-    const before = this.registry;
     this.registry = loaded.registry;
     sendJson(res, 200, {
       reloaded: true,
       entries: loaded.registry.list().map((e) => ({ entry_id: e.entry_id, version: e.version, cgs_hash: e.cgs_hash, changed: before.get(e.entry_id)?.cgs_hash !== e.cgs_hash })),
       removed: before.list().filter((e) => !loaded.registry.get(e.entry_id)).map((e) => e.entry_id),
+      kept: loaded.kept,
       problems: problems.map((p) => ({ code: p.code, message: p.message, ...(p.file ? { file: p.file.split(/[\\/]/).pop() } : {}) })),
     });
   }
@@ -145,9 +180,22 @@ function withoutDir(e: SvcError, dir: string): SvcError {
   return { ...e, message: redact(e.message), ...(e.hint !== undefined ? { hint: redact(e.hint) } : {}) };
 }
 
-/** Constant-time comparison of two secrets of any lengths. */
+/** True when a failure only means the client went away (hang-up, reset, node's request timeout). */
+function clientGone(req: IncomingMessage, e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return req.destroyed || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (e as Error | null)?.message === 'aborted';
+}
+
+/** A request path as a log line shows it: at most 200 characters. */
+function shortPath(p: string): string {
+  return p.length > 200 ? `${p.slice(0, 200)}…` : p;
+}
+
+/**
+ * Constant-time comparison of two secrets of any lengths: their SHA-256 digests (always 32 bytes)
+ * are compared, so neither the time taken nor an early return tells the secret's length.
+ */
 export function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
 }

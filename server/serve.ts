@@ -1,6 +1,7 @@
 /**
  * Listening and stopping: start the app on host:port; on stop, refuse new connections, let
- * running requests finish within a grace period, then close what is left.
+ * running requests and background operations finish within a grace period, then cancel what
+ * still runs (streams get their terminal event, runs store what they did) and close what is left.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +11,7 @@ export interface Listening {
   url: string;
   port: number;
   server: Server;
-  /** Stop accepting, wait for running requests up to `graceMs`, then close. */
+  /** Stop accepting, wait for running requests and operations up to `graceMs`, cancel the rest, close. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -18,14 +19,34 @@ export const DEFAULT_PORT = 7311;
 export const DEFAULT_HOST = '127.0.0.1';
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-export async function listen(app: SvcApp, port = DEFAULT_PORT, host = DEFAULT_HOST): Promise<Listening> {
+/** Socket timeouts of the HTTP server (docs/http.md "Limits"). */
+export interface Timeouts {
+  /** Receiving a whole request, headers and body (node answers 408 and closes). */
+  requestMs: number;
+  /** Receiving the request headers (slow-header clients are cut off). */
+  headersMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveMs: number;
+}
+
+export const TIMEOUTS: Timeouts = { requestMs: 120_000, headersMs: 20_000, keepAliveMs: 30_000 };
+
+export async function listen(app: SvcApp, port = DEFAULT_PORT, host = DEFAULT_HOST, timeouts: Partial<Timeouts> = {}): Promise<Listening> {
+  const t = { ...TIMEOUTS, ...timeouts };
   // Answers not yet started when stopping begins say `Connection: close`, so their keep-alive
   // connections end with them instead of holding the process for the whole grace period.
   const active = new Set<ServerResponse>();
   let stopping = false;
-  const server = createServer({ keepAliveTimeout: 30_000, requestTimeout: 120_000 }, (req, res) => {
+  let drained: (() => void) | undefined;
+  const headersTimeout = Math.min(t.headersMs, t.requestMs);
+  // node checks those timeouts on an interval (30 s by default): check often enough to honour them.
+  const connectionsCheckingInterval = Math.max(50, Math.min(5_000, Math.floor(headersTimeout / 4)));
+  const server = createServer({ keepAliveTimeout: t.keepAliveMs, requestTimeout: t.requestMs, headersTimeout, connectionsCheckingInterval }, (req, res) => {
     active.add(res);
-    res.on('close', () => active.delete(res));
+    res.on('close', () => {
+      active.delete(res);
+      if (active.size === 0) drained?.();
+    });
     if (stopping) res.setHeader('connection', 'close');
     void app.handle(req, res);
   });
@@ -35,18 +56,27 @@ export async function listen(app: SvcApp, port = DEFAULT_PORT, host = DEFAULT_HO
   });
   const actual = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
+  const noActive = () => (active.size === 0 ? Promise.resolve() : new Promise<void>((r) => { drained = r; }));
   return {
     url: `http://${shown}:${actual}`,
     port: actual,
     server,
-    close: (graceMs = SHUTDOWN_GRACE_MS) =>
-      new Promise<void>((resolve) => {
-        stopping = true;
-        for (const res of active) if (!res.headersSent) res.setHeader('connection', 'close');
-        const force = setTimeout(() => server.closeAllConnections(), graceMs);
-        force.unref();
-        server.close(() => { clearTimeout(force); resolve(); });
-        server.closeIdleConnections();
-      }),
+    close: async (graceMs = SHUTDOWN_GRACE_MS) => {
+      stopping = true;
+      for (const res of active) if (!res.headersSent) res.setHeader('connection', 'close');
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // The last part of the grace is kept for cancelled runs to store what they did.
+      const settleMs = Math.min(1000, Math.floor(graceMs / 4));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all([noActive(), app.idle()]), new Promise<void>((r) => { timer = setTimeout(r, graceMs - settleMs); })]);
+      clearTimeout(timer);
+      await app.cancelRunning(settleMs);
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), settleMs);
+      force.unref();
+      await closed;
+      clearTimeout(force);
+    },
   };
 }

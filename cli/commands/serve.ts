@@ -1,8 +1,10 @@
 /** `svc serve`: the HTTP surface over the loaded catalogs (MCP surface: see --mcp). */
 import { Command, Option } from 'commander';
 import { svcError, SvcFailure } from '../../common/errors.js';
+import { lineLogger, type Logger } from '../../common/log.js';
 import { SvcApp } from '../../server/app.js';
-import { listen, DEFAULT_HOST, DEFAULT_PORT, SHUTDOWN_GRACE_MS, type Listening } from '../../server/serve.js';
+import { limitsFromEnv } from '../../server/limits.js';
+import { listen, DEFAULT_HOST, DEFAULT_PORT, type Listening } from '../../server/serve.js';
 import { artifactSettingsFromEnv, storeFromUrl } from '../../runtime/artifacts/index.js';
 import { teachabilityCheck } from '../../compiler/teachable.js';
 import { addCatalogOptions, loadFromFlags, parseBackendFlags, reportProblems, type CatalogFlags } from '../catalog-options.js';
@@ -15,13 +17,14 @@ interface ServeFlags extends CatalogFlags { http?: boolean; mcp?: boolean; port:
 export function serveCommand(): Command {
   const cmd = new Command('serve')
     .description('serve the HTTP surface (registry, discovery, tool-model, execute sessions) over packed catalogs')
-    .option('--http', 'enable the HTTP surface (with --mcp: only the named surfaces; neither: both)')
-    .option('--mcp', 'enable the MCP surface (Streamable HTTP)')
+    .option('--http', 'serve the HTTP surface (the default)')
+    .option('--mcp', 'serve the MCP surface (Streamable HTTP): not part of this build yet, refused without --http')
     .addOption(new Option('--port <n>', 'port to listen on').default(DEFAULT_PORT).argParser(parsePort))
     .addOption(new Option('--host <addr>', 'address to listen on; 0.0.0.0 exposes the server to the network').default(DEFAULT_HOST))
     .addHelpText('after', `
-Environment:
-  SVC_MAX_RUNNING_OPS_PER_SESSION   background operations (wait=false) running at once per session (default 16)
+The MCP surface (--mcp) is not part of this build yet: svc serves HTTP; --mcp alone is refused.
+
+Environment (limits: see docs/http.md "Limits"):
   SVC_INCOMING_AUTH_MODE            off (default), optional or required (see docs/auth.md)
   SVC_AUTH_JWT_SECRET               HMAC secret of HS256 bearer JWTs; SVC_AUTH_JWT_ISSUER / SVC_AUTH_JWT_AUDIENCE check iss / aud
   SVC_AUTH_API_KEYS_FILE            JSON array of {key, tenant_id, subject} for X-API-Key
@@ -30,7 +33,17 @@ Environment:
   SVC_RUN_ARTIFACTS_URL             memory: (default) or file:///abs/dir for run snapshots
   SVC_RUN_ARTIFACTS_RETENTION_SECS  snapshot retention (default 604800 = 7 days)
   SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS  snapshot GC interval (default 300)
-SIGINT/SIGTERM stop accepting, let running requests finish (${SHUTDOWN_GRACE_MS / 1000} s grace), then exit 0.
+  SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES  byte budget of the memory store, oldest dropped first (default 268435456 = 256 MiB)
+  SVC_MAX_SESSIONS                  execute sessions held in all (default 10000)
+  SVC_MAX_SESSIONS_PER_TENANT       execute sessions per tenant; with auth off all callers are one tenant (default 1000)
+  SVC_MAX_RUNNING_OPS_PER_SESSION   background operations (wait=false) running at once per session (default 16)
+  SVC_MAX_RUNNING_OPS               background operations running at once in the server (default 64)
+  SVC_BACKGROUND_DEADLINE_SECS      overall deadline of a background run (default 1800)
+  SVC_MAX_VENDOR_CALLS              vendor calls a program may make without review (default 200)
+  SVC_SHUTDOWN_GRACE_SECS           grace on SIGINT/SIGTERM before running work is cancelled (default 10)
+  SVC_LOG_LEVEL                     debug, info (default), warn or error; lines go to stderr
+SIGINT/SIGTERM stop accepting, let running requests and operations finish within the grace, then
+cancel what still runs (streams get their terminal event, runs are stored) and exit 0.
 
 Example:
   svc pack fixtures/catalogs/* --out catalogs && svc serve --catalog-dir catalogs --port 7311`);
@@ -48,8 +61,9 @@ export interface Running { listening: Listening; app: SvcApp; stop(): Promise<vo
 
 /** Load catalogs, build the app, listen; prints what it loaded and where it listens. */
 export async function startServe(flags: ServeFlags, env: Record<string, string | undefined>, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<Running> {
-  const mcp = flags.mcp ?? !flags.http;
-  const http = flags.http ?? !flags.mcp;
+  if (flags.mcp && !flags.http) throw new SvcFailure([svcError('bad_arguments', 'the MCP surface is not part of this build yet', { hint: 'serve HTTP: leave out --mcp (or add --http)' })]);
+  const logger = loggerFromEnv(env);
+  const limits = limitsFromEnv(env);
   const loaded = await loadFromFlags(flags);
   reportProblems(loaded);
   if (loaded.registry.size === 0) throw new SvcFailure([svcError('catalog_dir_empty', 'no catalog could be loaded', { hint: 'pack catalogs with `svc pack <src> --out <dir>` and pass --catalog-dir <dir>' })]);
@@ -62,25 +76,24 @@ export async function startServe(flags: ServeFlags, env: Record<string, string |
     loadOptions: { extraChecks: [teachabilityCheck], backendOverrides: parseBackendFlags(flags.backend), env },
     artifacts,
     runtime: { env },
-    maxRunningOps: maxRunningOpsFromEnv(env),
+    limits,
     auth,
     ...(env.SVC_CONTROL_PLANE_SECRET ? { controlPlaneSecret: env.SVC_CONTROL_PLANE_SECRET } : {}),
-    log: (l) => process.stderr.write(l + '\n'),
+    logger,
   });
   out(`loaded ${loaded.registry.size} catalog${loaded.registry.size === 1 ? '' : 's'}:\n${describeRegistry(loaded.registry)}`);
   const listening = await listen(app, flags.port, flags.host);
   out(`inbound auth: ${auth.mode}${auth.mode === 'off' ? '' : ` (${[auth.config.jwtSecret ? 'JWT HS256' : '', auth.config.apiKeys ? `${auth.config.apiKeys.length} API keys` : ''].filter(Boolean).join(', ')})`}\n`);
-  out(`svc ${http ? 'HTTP' : ''}${http && mcp ? ' + ' : ''}${mcp ? 'MCP' : ''} listening on ${listening.url}\n`);
-  if (mcp) out('note: the MCP surface is not part of this build yet; only the HTTP routes answer\n');
-  return { listening, app, stop: async () => { await listening.close(); await artifacts.close(); } };
+  out(`svc HTTP listening on ${listening.url}\n`);
+  if (flags.mcp) out('note: the MCP surface is not part of this build yet; only the HTTP routes answer\n');
+  return { listening, app, stop: async () => { await listening.close(limits.shutdownGraceMs); await artifacts.close(); } };
 }
 
-/** SVC_MAX_RUNNING_OPS_PER_SESSION: a positive whole number, default 16. */
-export function maxRunningOpsFromEnv(env: Record<string, string | undefined>): number {
-  const v = env.SVC_MAX_RUNNING_OPS_PER_SESSION;
-  if (v === undefined || v === '') return 16;
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new SvcFailure([svcError('bad_arguments', `SVC_MAX_RUNNING_OPS_PER_SESSION=${JSON.stringify(v)} is not a positive whole number`, { hint: 'unset it for the default 16, or write for example 32' })]);
-  return Number(v);
+/** SVC_LOG_LEVEL (debug, info, warn, error; default info): lines on stderr. */
+export function loggerFromEnv(env: Record<string, string | undefined>): Logger {
+  const level = (env.SVC_LOG_LEVEL ?? '').trim() || 'info';
+  if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new SvcFailure([svcError('bad_arguments', `SVC_LOG_LEVEL=${JSON.stringify(level.slice(0, 20))} is not debug, info, warn or error`, { hint: 'unset it for info' })]);
+  return lineLogger((l) => process.stderr.write(l + '\n'), level);
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */

@@ -29,6 +29,8 @@ export interface Operation {
   ended?: number;
   /** Steps of the plan. */
   steps: number;
+  /** Ids of the steps whose rows the program returns: progress lines count their rows only. */
+  returns: Set<string>;
   /** Step id -> latest progress. */
   progress: Map<string, { phase: string; pages: number; rows: number; calls: number }>;
   /** Grows with every progress change; `seen` is the version the last poll reported. */
@@ -40,8 +42,28 @@ export interface Operation {
   blocks?: Array<Omit<ResultBlock, 'rows'> & { step: string }>;
   errors: SvcError[];
   listeners: Set<(e: OpEvent) => void>;
+  /** The counts of the last progress event sent: an event that changes nothing is not sent. */
+  notified?: string;
   /** Settles when the run has ended and its artifact is stored. */
   done: Promise<void>;
+}
+
+/**
+ * Fold a runtime progress event into the operation; the `progress` event to push to listeners
+ * when the line's counts changed (steps done, pages, rows), else undefined.
+ */
+export function progressOf(op: Operation, e: ProgressEvent, now: number): OpEvent | undefined {
+  if (!applyProgress(op, e)) return undefined;
+  const c = counts(op);
+  if (c === op.notified) return undefined;
+  op.notified = c;
+  return { kind: 'progress', line: opLine(op, '~', now) };
+}
+
+/** Listen to an operation's events until it ends; returns the function that stops listening. */
+export function subscribe(op: Operation, listener: (e: OpEvent) => void): () => void {
+  op.listeners.add(listener);
+  return () => op.listeners.delete(listener);
 }
 
 /** Fold a runtime progress event into the operation; true when something changed. */
@@ -54,10 +76,14 @@ export function applyProgress(op: Operation, e: ProgressEvent): boolean {
   return true;
 }
 
+/** Steps done, pages fetched, and rows of the returned steps (not of steps that feed others). */
 function counts(op: Operation): string {
-  const done = [...op.progress.values()].filter((p) => p.phase === 'done').length;
-  const rows = [...op.progress.values()].reduce((n, p) => n + p.rows, 0);
-  const pages = [...op.progress.values()].reduce((n, p) => n + p.pages, 0);
+  let done = 0, rows = 0, pages = 0;
+  for (const [id, p] of op.progress) {
+    if (p.phase === 'done') done++;
+    pages += p.pages;
+    if (op.returns.has(id)) rows += p.rows;
+  }
   return `${done}/${op.steps} steps, ${pages} page${pages === 1 ? '' : 's'}, ${rows} row${rows === 1 ? '' : 's'}`;
 }
 

@@ -10,6 +10,7 @@ import { valueFits } from '../../pack/check.js';
 import type { Registry } from '../../pack/registry.js';
 import type { Plan } from '../../compiler/plan.js';
 import { validatePlanShape } from '../../compiler/validate-plan.js';
+import { DEFAULT_MAX_FANOUT, DEFAULT_MAX_LIMIT } from '../../compiler/resolve.js';
 
 /** The media type of a resolved-plan request. */
 export const RESOLVED_PLAN_TYPE = 'application/vnd.svc.resolved-plan+json';
@@ -21,6 +22,7 @@ export function checkResolvedPlan(data: unknown, registry: Registry): Plan {
   const plan = data as Plan;
   const problems: SvcError[] = [];
   const bad = (i: number, message: string, hint: string) => problems.push(svcError('bad_arguments', `step ${plan.steps[i]?.id ?? i}: ${message}`, { path: `/steps/${i}`, hint }));
+  const index = new Map(plan.steps.map((x, i) => [x.id, i]));
   for (const [i, st] of plan.steps.entries()) {
     const entry = registry.get(st.api);
     if (!entry || entry.cgs_hash !== st.cgs_hash) {
@@ -41,9 +43,12 @@ export function checkResolvedPlan(data: unknown, registry: Registry): Plan {
     }
     for (const p of cap.params) if (p.required && !(p.name in st.args)) bad(i, `\`${st.capability}\` needs \`${p.name}\``, 'compile the program again');
     for (const d of [...st.depends_on, ...(st.fanout ? [st.fanout.from] : []), ...(st.via?.from ? [st.via.from] : [])]) {
-      const j = plan.steps.findIndex((x) => x.id === d);
+      const j = index.get(d) ?? -1;
       if (j < 0 || j >= i) bad(i, `depends on ${d}, which is not an earlier step`, 'compile the program again');
     }
+    // A client plan cannot raise the limits a compiled program has.
+    if (st.fanout && st.fanout.max > DEFAULT_MAX_FANOUT) bad(i, `fans out over at most ${st.fanout.max} rows; the limit is ${DEFAULT_MAX_FANOUT}`, 'compile the program again');
+    if (st.limit !== undefined && st.limit > DEFAULT_MAX_LIMIT) bad(i, `asks for ${st.limit} rows; the limit is ${DEFAULT_MAX_LIMIT}`, 'compile the program again with a smaller limit=');
     if (st.projection) {
       const fields = registry.entity(st.api, st.entity)?.fields.map((f) => f.name) ?? [];
       const unknown = st.projection.filter((f) => !fields.includes(f));

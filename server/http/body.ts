@@ -4,6 +4,8 @@ import { svcError, SvcFailure } from '../../common/errors.js';
 
 /** Largest request body accepted, in bytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deepest nesting of arrays and objects in a JSON body (nothing svc takes needs more). */
+export const MAX_JSON_DEPTH = 64;
 
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(req.headers['content-length']);
@@ -32,6 +34,9 @@ export function mediaType(req: IncomingMessage): string {
  * is `hint` (what this route takes).
  */
 export function parseJsonObject(text: string, hint = 'send a JSON object, or a plain-text program with Content-Type: text/plain; for example {"program": "e1[name]"}'): Record<string, unknown> {
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new SvcFailure([svcError('bad_json', `the body nests arrays or objects more than ${MAX_JSON_DEPTH} deep`, { hint })]);
+  }
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -42,4 +47,25 @@ export function parseJsonObject(text: string, hint = 'send a JSON object, or a p
     throw new SvcFailure([svcError('bad_json', 'the body must be a JSON object', { hint })]);
   }
   return v as Record<string, unknown>;
+}
+
+/**
+ * True when `text` opens more than `max` arrays or objects inside each other (brackets inside
+ * strings do not count). A linear scan before JSON.parse: deep values would otherwise reach code
+ * that recurses over them (JSON.stringify, schema checks, canonical hashing).
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
 }

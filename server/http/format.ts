@@ -2,9 +2,12 @@
  * Response formats of the execute routes, chosen by `Accept`: `text/toon` (the default when
  * Accept is omitted), `text/plain` (a readable table), `application/json` (rows plus `_meta.svc`)
  * and `application/x-ndjson` (one row per line, meta last). Every format carries the same
- * information: rows, totals and page handles, `_meta.svc`, errors with hints, notices.
+ * information: rows, totals and page handles, `_meta.svc`, errors with hints, notices. Errors are
+ * bounded in every format (`boundErrors`: 20 in full, then a `too_many_errors` count, each text
+ * cut to a few hundred characters), so no input makes an error answer grow without bound.
  */
 import { encode as toon } from '@toon-format/toon';
+import { boundErrors } from '../../common/bound-errors.js';
 import type { SvcError } from '../../common/errors.js';
 import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
 import type { Outcome, ResultBlock } from '../execute/outcome.js';
@@ -60,7 +63,7 @@ export function outcomeObject(o: Outcome): Record<string, unknown> {
   if (o.results.length > 1) body.results = o.results.map(blockJson);
   else if (last) Object.assign(body, blockJson(last));
   if (o.text && !o.extra) body.text = o.text;
-  if (o.errors.length) body.errors = o.errors.map(errorJson);
+  if (o.errors.length) body.errors = boundErrors(o.errors).map(errorJson);
   body._meta = { svc: o.meta };
   return body;
 }
@@ -81,7 +84,7 @@ function ndjson(o: Outcome): string {
   if (o.extra) Object.assign(tail, o.extra);
   if (o.results.length) tail.results = o.results.map((b) => { const { rows: _rows, ...summary } = blockJson(b); return summary; });
   if (o.text && !o.extra) tail.text = o.text;
-  if (o.errors.length) tail.errors = o.errors.map(errorJson);
+  if (o.errors.length) tail.errors = boundErrors(o.errors).map(errorJson);
   tail._meta = { svc: o.meta };
   lines.push(JSON.stringify(tail));
   return lines.join('\n') + '\n';
@@ -96,10 +99,16 @@ function cellText(v: unknown): string {
 /** Rows as an aligned text table (columns = keys in first-seen order). */
 export function table(rows: Array<Record<string, unknown>>): string {
   if (rows.length === 0) return '(no rows)';
-  const cols: string[] = [];
-  for (const r of rows) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
+  const seen = new Set<string>();
+  for (const r of rows) for (const k of Object.keys(r)) seen.add(k);
+  const cols = [...seen];
   const cells = rows.map((r) => cols.map((c) => cellText(r[c])));
-  const width = cols.map((c, i) => Math.min(60, Math.max(c.length, ...cells.map((row) => row[i]!.length))));
+  // A loop, not Math.max(...cells): hundreds of thousands of rows would overflow the call stack.
+  const width = cols.map((c, i) => {
+    let w = c.length;
+    for (const row of cells) if (row[i]!.length > w) w = row[i]!.length;
+    return Math.min(60, w);
+  });
   const line = (xs: string[]) => xs.map((x, i) => (x.length > 60 ? x.slice(0, 57) + '...' : x).padEnd(width[i]!)).join('  ').trimEnd();
   return [line(cols), ...cells.map(line)].join('\n');
 }
@@ -115,14 +124,26 @@ function plain(o: Outcome, source?: string): string {
     out.push(table(b.rows));
     if (b.next) out.push(`more: page(${b.next})[..]`);
   }
-  for (const e of o.errors) {
+  for (const e of boundErrors(o.errors)) {
     out.push(source && e.span ? renderDiagnostic(source, e) : `error ${e.code}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}`);
   }
   // Session fields (prompt_hash, session, entries, ...); the wave, rules and notice are the text.
   const extra = Object.entries(o.extra ?? {}).filter(([k, v]) => v !== undefined && !PLAIN_TEXT_KEYS.has(k) && !(k in o.meta));
-  const meta = [...extra, ...Object.entries(o.meta).filter(([k, v]) => v !== undefined && k !== 'dry_review')];
-  if (meta.length) out.push(meta.map(([k, v]) => `# ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n'));
+  const meta = [...extra, ...Object.entries(o.meta).filter(([, v]) => v !== undefined)];
+  if (meta.length) out.push(meta.map(([k, v]) => `# ${k}: ${k === 'dry_review' ? reviewLine(v) : typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n'));
   return out.join('\n') + '\n';
+}
+
+/**
+ * `dry_review` on one line (its summary is the answer's text already):
+ * `verdict=review flow=over_call_budget mutations=0 max_calls=3000`.
+ */
+function reviewLine(v: unknown): string {
+  const r = (v ?? {}) as { verdict?: unknown; flow?: unknown; mutations?: unknown; max_calls?: unknown };
+  const flow = Array.isArray(r.flow) ? r.flow.join(',') : String(r.flow ?? 'clean');
+  const parts = [`verdict=${String(r.verdict)}`, `flow=${flow}`, `mutations=${String(r.mutations ?? 0)}`];
+  if (r.max_calls !== undefined) parts.push(`max_calls=${r.max_calls === null ? 'unbounded' : String(r.max_calls)}`);
+  return parts.join(' ');
 }
 
 /** An error alone, in a format (the body of a non-2xx answer that has no rows). */

@@ -1,5 +1,6 @@
 /** Writing answers: JSON, problem+json, negotiated execute formats, and errors (one mapping). */
 import type { ServerResponse } from 'node:http';
+import { boundErrors } from '../../common/bound-errors.js';
 import { CODES, type SvcError } from '../../common/errors.js';
 import { CONTENT_TYPES, render, renderErrors, type Format } from './format.js';
 import type { Outcome } from '../execute/outcome.js';
@@ -17,8 +18,12 @@ export function send(res: ServerResponse, status: number, type: string, body: st
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
-/** The JSON error body: `{code, message, hint}` plus `errors` when there are several. */
-export function errorBody(errors: SvcError[]): Record<string, unknown> {
+/**
+ * The JSON error body: `{code, message, hint}` plus `errors` when there are several; bounded like
+ * every rendered error list (`boundErrors`: 20 in full, then a `too_many_errors` count).
+ */
+export function errorBody(all: SvcError[]): Record<string, unknown> {
+  const errors = boundErrors(all);
   const first = errors[0]!;
   const body: Record<string, unknown> = { code: first.code, message: first.message };
   if (first.hint) body.hint = first.hint;
@@ -36,7 +41,8 @@ export function sendErrors(res: ServerResponse, errors: SvcError[], headers: Rec
 }
 
 /** An RFC 9457 problem document that also carries `code`, `message` and `hint`. */
-export function sendProblem(res: ServerResponse, status: number, type: string, e: SvcError): void {
+export function sendProblem(res: ServerResponse, status: number, type: string, problem: SvcError): void {
+  const e = boundErrors([problem])[0]!;
   const body = { type: `${PROBLEM_BASE}/${type}`, title: CODES[e.code].about, status, detail: e.message, code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
   send(res, status, 'application/problem+json; charset=utf-8', JSON.stringify(body) + '\n');
 }

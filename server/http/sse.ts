@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecuteService } from '../execute/service.js';
-import type { Operation, OpEvent } from '../execute/operations.js';
+import { subscribe, type Operation, type OpEvent } from '../execute/operations.js';
 
 export const SSE_HEARTBEAT_MS = 15_000;
 
@@ -14,7 +14,9 @@ function event(res: ServerResponse, kind: string, line: string): void {
 }
 
 export function streamOperation(req: IncomingMessage, res: ServerResponse, service: ExecuteService, op: Operation, heartbeatMs = SSE_HEARTBEAT_MS): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  // No Connection header of our own: node keeps the connection alive unless the client (or a
+  // stopping server) said `Connection: close`.
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
   const first = service.snapshotLine(op);
   event(res, 'snapshot', first.line);
   if (first.terminal) {
@@ -24,12 +26,11 @@ export function streamOperation(req: IncomingMessage, res: ServerResponse, servi
   }
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
   heartbeat.unref();
-  const listener = (e: OpEvent) => {
+  const unsubscribe = subscribe(op, (e: OpEvent) => {
     event(res, e.kind, e.line);
     if (e.kind === 'terminal') { stop(); res.end(); }
-  };
-  const stop = () => { clearInterval(heartbeat); op.listeners.delete(listener); };
-  op.listeners.add(listener);
+  });
+  const stop = () => { clearInterval(heartbeat); unsubscribe(); };
   req.on('close', stop);
   res.on('close', stop);
 }

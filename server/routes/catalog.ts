@@ -1,5 +1,6 @@
 /** Registry and discovery routes: GET /v1/registry, /v1/registry/:id, tool-model, /v1/discover. */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Negotiator from 'negotiator';
 import { svcError } from '../../common/errors.js';
 import type { Registry, RegistryEntry } from '../../pack/registry.js';
 import { discover, discoverMarkdown } from '../catalog/discover.js';
@@ -13,6 +14,18 @@ export function registryRow(e: RegistryEntry): Record<string, unknown> {
     entry_id: e.entry_id, label: e.label, tags: e.tags, version: e.version, cgs_hash: e.cgs_hash, description: e.cgs.description,
     entities: e.cgs.entities.map((x) => x.name), capabilities: e.cgs.capabilities.length, auth: e.cgs.auth.scheme,
   };
+}
+
+/** Discovery's two forms, JSON first: it wins ties (any type, no Accept). */
+const DISCOVER_TYPES = ['application/json', 'text/markdown'];
+
+/**
+ * Markdown when `format=markdown`, or when Accept prefers it over JSON (q values, wildcards,
+ * order; `q=0` refuses). An Accept naming neither still gets JSON.
+ */
+export function wantsMarkdown(req: IncomingMessage, url: URL): boolean {
+  if (url.searchParams.get('format') === 'markdown') return true;
+  return new Negotiator(req).mediaType(DISCOVER_TYPES) === 'text/markdown';
 }
 
 /** The 404 of an unknown entry, the same on every registry and discovery route. */
@@ -48,8 +61,7 @@ export function catalogRoutes(router: Router, registry: () => Registry): void {
     if (entry && !reg.get(entry)) return unknownEntry(res, reg, entry);
     // Filter by entry before the limit, or rows of other entries (sorted first) would eat it.
     const rows = discover(reg, q, Infinity).filter((r) => !entry || r.api === entry).slice(0, limit);
-    const markdown = url.searchParams.get('format') === 'markdown' || (req.headers.accept ?? '').includes('text/markdown');
-    if (markdown) return send(res, 200, 'text/markdown; charset=utf-8', discoverMarkdown(q, rows));
+    if (wantsMarkdown(req, url)) return send(res, 200, 'text/markdown; charset=utf-8', discoverMarkdown(q, rows));
     sendJson(res, 200, { intent: q, rows });
   });
 }

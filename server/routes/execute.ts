@@ -3,12 +3,13 @@
  * artifacts. They parse input, call the ExecuteService, and render in the negotiated format.
  */
 import type { IncomingMessage } from 'node:http';
-import { svcError, SvcFailure } from '../../common/errors.js';
+import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import type { ExecuteService, ProgramRequest } from '../execute/service.js';
 import type { ExecuteSession, SessionStore } from '../execute/session.js';
 import type { Registry } from '../../pack/registry.js';
 import { mediaType, parseJsonObject, readBody } from '../http/body.js';
 import { negotiate, type Format } from '../http/format.js';
+import { ContextBodySchema, decodeBody, OpenBodySchema, PlanBodySchema, ProgramBodySchema, type ProgramBody } from '../http/requests.js';
 import type { Params, Router } from '../http/router.js';
 import { sendJson, sendOutcome } from '../http/respond.js';
 import { RESOLVED_PLAN_TYPE } from '../execute/resolved-plan.js';
@@ -29,8 +30,8 @@ export function formatOf(req: IncomingMessage): Format {
   return f;
 }
 
-/** A JSON object body (POST /execute, /context); `example` shows what the route takes. */
-async function jsonBody(req: IncomingMessage, example: string): Promise<Record<string, unknown>> {
+/** The JSON object text of a POST /execute or /context body ('{}' when empty). */
+async function jsonText(req: IncomingMessage, example: string): Promise<Record<string, unknown>> {
   const text = await readBody(req);
   if (!text.trim()) return {};
   const type = mediaType(req);
@@ -39,82 +40,83 @@ async function jsonBody(req: IncomingMessage, example: string): Promise<Record<s
   return parseJsonObject(text, `send a JSON object such as ${example} with Content-Type: application/json`);
 }
 
-function flag(name: string, v: unknown): boolean | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'boolean') return v;
+function flag(name: string, v: string | null): boolean | undefined {
+  if (v === null) return undefined;
   if (v === 'true') return true;
   if (v === 'false') return false;
   throw new SvcFailure([svcError('bad_arguments', `\`${name}\` must be true or false`, { hint: `write ${name}=true or ${name}=false` })]);
 }
 
-/** mode, wait, force and plan_commit_ref from the query (which wins) or a JSON body. */
-function runFlags(url: URL, body: Record<string, unknown>): Omit<ProgramRequest, 'program'> {
+/** mode, wait, force and plan_commit_ref from the query (which wins) or a JSON body (already checked). */
+function runFlags(url: URL, body: Omit<ProgramBody, 'program'>): Omit<ProgramRequest, 'program'> {
   const q = url.searchParams;
-  const mode = q.get('mode') ?? (typeof body.mode === 'string' ? body.mode : 'live');
-  if (mode !== 'plan' && mode !== 'live' && mode !== 'run') throw new SvcFailure([svcError('bad_arguments', `mode \`${mode}\` is not plan or live`, { hint: 'mode=plan dry-runs; leave it out to run' })]);
-  const ref = q.get('plan_commit_ref') ?? body.plan_commit_ref;
-  if (ref !== undefined && ref !== null && (typeof ref !== 'string' || !/^pc\d+$/.test(ref))) throw new SvcFailure([svcError('bad_arguments', '`plan_commit_ref` must be a pcN from a dry-run', { hint: 'dry-run with mode=plan to get one' })]);
+  const mode = q.get('mode') ?? body.mode ?? 'live';
+  if (mode !== 'plan' && mode !== 'live' && mode !== 'run') throw new SvcFailure([svcError('bad_arguments', `mode \`${mode.slice(0, 40)}\` is not plan or live`, { hint: 'mode=plan dry-runs; leave it out to run' })]);
+  const ref = q.get('plan_commit_ref') ?? body.plan_commit_ref ?? undefined;
+  if (ref !== undefined && !/^pc\d{1,9}$/.test(ref)) throw new SvcFailure([svcError('bad_arguments', '`plan_commit_ref` must be a pcN from a dry-run', { hint: 'dry-run with mode=plan to get one' })]);
   const out: Omit<ProgramRequest, 'program'> = {
     mode: mode === 'plan' ? 'plan' : 'live',
-    wait: flag('wait', q.get('wait') ?? body.wait) ?? true,
-    force: flag('force', q.get('force') ?? body.force) ?? false,
+    wait: flag('wait', q.get('wait')) ?? body.wait ?? true,
+    force: flag('force', q.get('force')) ?? body.force ?? false,
   };
-  if (typeof ref === 'string') out.plan_commit_ref = ref;
+  if (ref !== undefined) out.plan_commit_ref = ref;
   return out;
 }
+
+const PROGRAM_EXAMPLE = '{"program": "e1[name]"} (optionally with wait, force, plan_commit_ref, mode)';
 
 /** The program request from the body (plain text or JSON) and the query parameters (which win). */
 export async function programRequest(req: IncomingMessage, url: URL): Promise<ProgramRequest> {
   const text = await readBody(req);
   const type = mediaType(req);
-  let body: Record<string, unknown> = {};
-  let program: unknown;
+  let body: Omit<ProgramBody, 'program'> = {};
+  let program: string;
   if (type === 'application/json') {
-    body = parseJsonObject(text);
-    program = body.program;
-    for (const k of Object.keys(body)) {
-      if (!['program', 'wait', 'force', 'plan_commit_ref', 'mode'].includes(k)) throw new SvcFailure([svcError('bad_arguments', `unknown body key \`${k}\``, { hint: 'the JSON body takes program, wait, force, plan_commit_ref (and mode)' })]);
-    }
+    const decoded = decodeBody(ProgramBodySchema, parseJsonObject(text), PROGRAM_EXAMPLE);
+    ({ program, ...body } = decoded);
   } else if (type === '' || type === 'text/plain' || type === 'text/x-svc' || type === 'application/x-www-form-urlencoded') {
     // curl --data-binary sends the form type by default: the body is still the program text.
     program = text;
   } else {
     throw new SvcFailure([svcError('unsupported_media_type', `a program is sent as text/plain or application/json, not ${type}`, { hint: 'POST the program text with Content-Type: text/plain' })]);
   }
-  if (typeof program !== 'string' || !program.trim()) throw new SvcFailure([svcError('bad_arguments', 'the program is empty', { hint: 'send a program such as e1(city="Berlin")[name] as the body' })]);
+  if (!program.trim()) throw new SvcFailure([svcError('bad_arguments', 'the program is empty', { hint: 'send a program such as e1(city="Berlin")[name] as the body' })]);
   return { program, ...runFlags(url, body) };
 }
 
 export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
+  /** The session, for routes that change it or run something new: a stale session is refused. */
   const session = (req: IncomingMessage, p: Params): ExecuteSession => deps.sessions.get(p.ph!, p.sid!, deps.tenant(req), deps.registry());
+  /** The session, stale or not, for what it already holds (operations, runs, artifacts). */
+  const found = (req: IncomingMessage, p: Params): { session: ExecuteSession; stale?: SvcError } => deps.sessions.lookup(p.ph!, p.sid!, deps.tenant(req), deps.registry());
 
   router.add('POST', '/execute', async (req, res) => {
     const format = formatOf(req);
-    sendOutcome(res, deps.service.open(await jsonBody(req, '{"entry_id": "<catalog>", "seeds": ["<catalog>:<Entity>"]}'), deps.tenant(req)), format);
+    const example = '{"entry_id": "<catalog>", "seeds": ["<catalog>:<Entity>"]}';
+    sendOutcome(res, deps.service.open(decodeBody(OpenBodySchema, await jsonText(req, example), example), deps.tenant(req)), format);
   });
   router.add('POST', '/execute/:ph/:sid', async (req, res, p, url) => {
     const format = formatOf(req);
-    const s = session(req, p);
+    const { session: s, stale } = found(req, p);
     const r = await programRequest(req, url);
-    sendOutcome(res, await deps.service.program(s, r), format, r.program);
+    sendOutcome(res, await deps.service.program(s, r, stale), format, r.program);
   });
   router.add('POST', '/execute/:ph/:sid/context', async (req, res, p) => {
     const format = formatOf(req);
     const s = session(req, p);
-    sendOutcome(res, deps.service.context(s, await jsonBody(req, '{"seeds": ["<catalog>:<Entity>"]}')), format);
+    const example = '{"seeds": ["<catalog>:<Entity>"]}';
+    sendOutcome(res, deps.service.context(s, decodeBody(ContextBodySchema, await jsonText(req, example), example)), format);
   });
   router.add('POST', '/execute/:ph/:sid/plan', async (req, res, p, url) => {
     const format = formatOf(req);
     const s = session(req, p);
     if (mediaType(req) !== RESOLVED_PLAN_TYPE) throw new SvcFailure([svcError('unsupported_media_type', `a resolved plan is sent as ${RESOLVED_PLAN_TYPE}`, { hint: 'programs go to POST /execute/{prompt_hash}/{session} as text/plain' })]);
-    const body = parseJsonObject(await readBody(req), 'send {"plan": <plan IR>} (optionally with wait, force, plan_commit_ref, mode)');
-    for (const k of Object.keys(body)) {
-      if (!['plan', 'program', 'wait', 'force', 'plan_commit_ref', 'mode'].includes(k)) throw new SvcFailure([svcError('bad_arguments', `unknown body key \`${k}\``, { hint: 'the body takes plan, program, wait, force, plan_commit_ref and mode' })]);
-    }
+    const example = '{"plan": <plan IR>} (optionally with program, wait, force, plan_commit_ref, mode)';
+    const body = decodeBody(PlanBodySchema, parseJsonObject(await readBody(req), `send ${example}`), example);
     sendOutcome(res, await deps.service.resolvedPlan(s, body, runFlags(url, body)), format);
   });
   router.add('GET', '/execute/:ph/:sid/operations/:handle/stream', (req, res, p) => {
-    const s = session(req, p);
+    const { session: s } = found(req, p);
     streamOperation(req, res, deps.service, deps.service.operation(s, p.handle!));
   });
   router.add('GET', '/execute/:ph/:sid/symbols', (req, res, p) => {
@@ -122,10 +124,17 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
     sendJson(res, 200, { ...s.symbols.toJSON(), teaching: s.teaching });
   });
   router.add('GET', '/execute/:ph/:sid/status', (req, res, p) => sendJson(res, 200, statusOf(session(req, p))));
-  router.add('GET', '/execute/:ph/:sid/runs', (req, res, p) => sendJson(res, 200, { runs: session(req, p).runs }));
+  router.add('GET', '/execute/:ph/:sid/runs', (req, res, p) => sendJson(res, 200, { runs: found(req, p).session.runs }));
   router.add('GET', '/execute/:ph/:sid/artifacts/:run', async (req, res, p) => {
-    const s = session(req, p);
-    sendJson(res, 200, await deps.service.artifact(s, p.run!));
+    let snapshot;
+    try {
+      snapshot = await deps.service.artifact(found(req, p).session, p.run!);
+    } catch (e) {
+      // A session this process no longer holds (a restart): a stored run of the caller's tenant still answers.
+      if (!(e instanceof SvcFailure) || e.errors[0]?.code !== 'unknown_session') throw e;
+      snapshot = await deps.service.storedRun(p.ph!, p.sid!, deps.tenant(req), p.run!).catch(() => { throw e; });
+    }
+    sendJson(res, 200, snapshot);
   });
 }
 
@@ -135,7 +144,7 @@ function statusOf(s: ExecuteSession): Record<string, unknown> {
     entries: [...s.pins].map(([entry_id, cgs_hash]) => ({ entry_id, cgs_hash })),
     domain_revision: s.symbols.domainRevision, symbols: s.symbols.all().length,
     page_handles: [...s.pages].filter(([, v]) => !v.used).map(([k]) => k),
-    plan_tokens: [...s.tokens].map(([k, t]) => ({ ref: k, commit_id: t.commit_id, verdict: t.review.verdict, consumed: t.consumed_at !== undefined })),
+    plan_tokens: [...s.tokens].map(([k, t]) => ({ ref: k, commit_id: t.commit_id, verdict: t.verdict, consumed: t.consumed_at !== undefined })),
     runs: s.runs.length, created_at: new Date(s.created_at).toISOString(), last_used: new Date(s.last_used).toISOString(),
   };
 }

@@ -8,9 +8,9 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { loadCatalogDir, type LoadOptions } from '../../pack/index.js';
 import { startDemoVendor } from '../../cli/demo-vendor.js';
-import { MemoryArtifactStore } from '../../runtime/artifacts/index.js';
+import { MemoryArtifactStore, type ArtifactStore } from '../../runtime/artifacts/index.js';
 import { SvcApp, type AppOptions } from '../../server/app.js';
-import { listen } from '../../server/serve.js';
+import { listen, type Timeouts } from '../../server/serve.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const PACKED = join(ROOT, 'fixtures', 'packed');
@@ -21,7 +21,9 @@ export interface Stack {
   /** Base URL of the vendor the catalogs point at. */
   vendorUrl: string;
   app: SvcApp;
-  artifacts: MemoryArtifactStore;
+  artifacts: ArtifactStore;
+  /** Stop the server now (as a shutdown with `graceMs` would); teardown does it otherwise. */
+  close(graceMs?: number): Promise<void>;
 }
 
 export interface StackOptions extends Partial<Omit<AppOptions, 'registry' | 'artifacts'>> {
@@ -30,6 +32,10 @@ export interface StackOptions extends Partial<Omit<AppOptions, 'registry' | 'art
   /** Catalog directory to load (default fixtures/packed). Passed to the app as `catalogDir`. */
   catalogDir?: string;
   loadOptions?: LoadOptions;
+  /** The run artifact store (default: a memory store, closed at teardown). */
+  artifacts?: ArtifactStore;
+  /** Socket timeouts of the server. */
+  timeouts?: Partial<Timeouts>;
 }
 
 /** Starts a vendor (unless given) and an svc server; both close when `t` ends. */
@@ -43,12 +49,14 @@ export async function startStack(t: Test, opts: StackOptions = {}): Promise<Stac
   const dir = opts.catalogDir ?? PACKED;
   const loadOptions: LoadOptions = { ...opts.loadOptions, backendOverrides: { brewery: vendorUrl, helpdesk: vendorUrl, ...opts.loadOptions?.backendOverrides } };
   const { registry } = await loadCatalogDir(dir, loadOptions);
-  const artifacts = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
-  const { vendorUrl: _v, catalogDir: _c, loadOptions: _l, ...rest } = opts;
+  const artifacts = opts.artifacts ?? new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
+  const { vendorUrl: _v, catalogDir: _c, loadOptions: _l, artifacts: _a, timeouts, ...rest } = opts;
   const app = new SvcApp({ ...rest, registry, artifacts, loadOptions, ...(opts.catalogDir ? { catalogDir: opts.catalogDir } : {}) });
-  const l = await listen(app, 0, '127.0.0.1');
-  t.teardown(async () => { await l.close(500); await artifacts.close(); });
-  return { url: l.url, vendorUrl, app, artifacts };
+  const l = await listen(app, 0, '127.0.0.1', timeouts);
+  let closed: Promise<void> | undefined;
+  const close = (graceMs = 500) => (closed ??= l.close(graceMs).then(() => artifacts.close()));
+  t.teardown(() => close());
+  return { url: l.url, vendorUrl, app, artifacts, close };
 }
 
 export interface Answer {

@@ -8,7 +8,7 @@
  * SIGINT exits 0 too. `svc demo` prints curl lines that work when run as printed.
  */
 import t, { type Test } from 'tap';
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
@@ -16,83 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDemoVendor, demoVendorData } from '../../cli/demo-vendor.js';
 import { startFaultVendor } from '../_helpers/fault-vendor.js';
+import { ensureBuilt, ROOT, serve, svc, svcOnce } from '../_helpers/cli.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
 const PACKED = 'fixtures/packed';
 const BREWERY_CGS = 'fixtures/packed/brewery.v1.05556110c826.cgs.json';
 const BERLIN = (demoVendorData().breweries as Array<{ city: string; name: string }>).filter((b) => b.city === 'Berlin').map((b) => b.name).sort();
 
-t.before(async () => {
-  if (!existsSync(MAIN)) {
-    await new Promise<void>((resolve, reject) => execFile('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT }, (e) => (e ? reject(e) : resolve())));
-  }
-});
-
-// ---------------------------------------------------------------- a spawned svc
-
-/** Our environment without any SVC_ variable (and without tap's hooks), plus `extra`. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  for (const k of Object.keys(env)) if (k.startsWith('SVC_')) delete env[k];
-  delete env.NODE_OPTIONS;
-  return { ...env, ...extra };
-}
-
-interface Exit { code: number | null; signal: NodeJS.Signals | null }
-
-interface Svc {
-  child: ChildProcess;
-  readonly stdout: string;
-  readonly stderr: string;
-  /** Resolves with the first match of `re` on stdout; rejects if the process exits first or after `ms`. */
-  waitFor(re: RegExp, ms?: number): Promise<RegExpMatchArray>;
-  exited: Promise<Exit>;
-}
-
-/** Spawn `node dist/cli/main.js <args>` in the repository root; killed at teardown if still running. */
-function svc(t: Test, args: string[], env: Record<string, string> = {}): Svc {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  let done = false;
-  const listeners = new Set<() => void>();
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; for (const l of listeners) l(); });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
-  const exited = new Promise<Exit>((resolve) => child.on('close', (code, signal) => { done = true; for (const l of listeners) l(); resolve({ code, signal }); }));
-  t.teardown(() => { if (!done) child.kill('SIGKILL'); });
-  return {
-    child,
-    get stdout() { return stdout; },
-    get stderr() { return stderr; },
-    exited,
-    waitFor: (re, ms = 20_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const m = re.exec(stdout);
-          if (m) { finish(); resolve(m); } else if (done) { finish(); reject(new Error(`exited before ${re}; stdout: ${stdout}\nstderr: ${stderr}`)); }
-        };
-        const timer = setTimeout(() => { finish(); reject(new Error(`no ${re} within ${ms} ms; stdout: ${stdout}\nstderr: ${stderr}`)); }, ms);
-        const finish = () => { clearTimeout(timer); listeners.delete(check); };
-        listeners.add(check);
-        check();
-      }),
-  };
-}
-
-/** Run svc to completion (a start-up failure or `--once`). */
-async function svcOnce(t: Test, args: string[], env: Record<string, string> = {}): Promise<Exit & { stdout: string; stderr: string }> {
-  const p = svc(t, args, env);
-  const exit = await p.exited;
-  return { ...exit, stdout: p.stdout, stderr: p.stderr };
-}
-
-/** Start `svc serve` and wait for the URL it prints. */
-async function serve(t: Test, args: string[], env: Record<string, string> = {}): Promise<Svc & { url: string }> {
-  const p = svc(t, ['serve', ...args], env);
-  const m = await p.waitFor(/listening on (http:\/\/\S+)\n/);
-  return Object.assign(p, { url: m[1]! });
-}
+t.before(ensureBuilt);
 
 async function postJson(url: string, body: unknown, accept = 'application/json'): Promise<{ status: number; body: any }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) });
@@ -161,17 +91,23 @@ t.test('serve prints the catalogs it loaded and the URL; the URL serves programs
   t.same(await p.exited, { code: 0, signal: null });
 });
 
-t.test('--mcp alone and no surface flag say which surfaces listen', async (t) => {
-  const mcp = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--mcp']);
-  t.match(mcp.stdout, /^svc MCP listening on http:/m);
-  await mcp.waitFor(/press Ctrl-C to stop\n/); // printed after every start-up line
-  t.match(mcp.stdout, /^note: the MCP surface is not part of this build yet/m, 'a note says only the HTTP routes answer');
-  mcp.child.kill('SIGTERM');
-  t.equal((await mcp.exited).code, 0);
-  const both = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--host', '127.0.0.1']);
-  t.match(both.stdout, /^svc HTTP \+ MCP listening on http:\/\/127\.0\.0\.1:\d+$/m, 'neither flag: both surfaces');
+t.test('start-up names only the surfaces really served: --mcp alone is refused, no flag or --http --mcp serve HTTP', async (t) => {
+  const alone = await svcOnce(t, ['serve', '--catalog-dir', PACKED, '--port', '0', '--mcp']);
+  t.equal(alone.code, 2, '--mcp alone: a usage error');
+  t.match(alone.stderr, /^bad_arguments: the MCP surface is not part of this build yet/m);
+  t.notMatch(alone.stdout, /listening/, 'nothing listens');
+  const both = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--http', '--mcp']);
+  t.match(both.stdout, /^svc HTTP listening on http:/m);
+  await both.waitFor(/press Ctrl-C to stop\n/); // printed after every start-up line
+  t.notMatch(both.stdout, /MCP listening/, 'no claim that MCP listens');
+  t.match(both.stdout, /^note: the MCP surface is not part of this build yet/m, 'a note says only the HTTP routes answer');
   both.child.kill('SIGTERM');
   t.equal((await both.exited).code, 0);
+  const plain = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--host', '127.0.0.1']);
+  t.match(plain.stdout, /^svc HTTP listening on http:\/\/127\.0\.0\.1:\d+$/m, 'neither flag: HTTP');
+  t.notMatch(plain.stdout, /MCP/);
+  plain.child.kill('SIGTERM');
+  t.equal((await plain.exited).code, 0);
 });
 
 t.test('--schema loads one CGS; reload on such a server answers 409', async (t) => {

@@ -123,7 +123,8 @@ t.test('mode=plan makes no vendor call and mints pcN; the live run with it write
   const plain = await runProgram(BASE, path, create(name), 'mode=plan', { accept: 'text/plain' });
   t.match(plain.text, /\n# plan_commit_ref: pc\d+\n/);
   t.match(plain.text, '# dry_verdict: review');
-  t.notOk(plain.text.includes('dry_review'), 'plain text leaves out the dry_review object');
+  t.match(plain.text, /^# dry_review: verdict=review flow=clean mutations=1( max_calls=1)?$/m, 'plain text shows the review on one line (its summary is the text)');
+  t.notOk(plain.text.includes('"summary"'), 'not the dry_review object');
 
   const writes = writesOnWire();
   const live = await runProgram(BASE, path, create(name), `plan_commit_ref=${ref}`);
@@ -254,7 +255,9 @@ t.test('force=true passes the gate without a token; the query wins over the JSON
   t.equal((await breweriesNamed('Query Forced Brewing')).length, 1);
 
   const bogus = await runProgram(BASE, path, create('Bogus Ref Brewing'), 'force=true&plan_commit_ref=pc999');
-  t.equal(bogus.status, 200, 'with force the token is not looked at');
+  t.equal(bogus.status, 404, 'with force, a plan_commit_ref that names no token is still reported');
+  t.equal(codeOf(bogus), 'plan_token_unknown');
+  t.same(await breweriesNamed('Bogus Ref Brewing'), [], 'and nothing is written');
   t.same((await call(BASE, `${path}/status`)).body.plan_tokens, [], 'force mints and consumes no token');
 });
 

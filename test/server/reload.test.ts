@@ -4,9 +4,11 @@
  * (missing 401, wrong 403, a server without a secret 403, a server without a catalog directory
  * 409), what a reload reports (changed, removed, problems), how the registry and new sessions
  * see a repacked catalog, the `session_stale` error of sessions pinned to a changed or removed
- * catalog while sessions on unchanged catalogs keep working, and that an empty, missing or
- * unreadable directory keeps the catalogs in force. Each test reloads its own copy of
- * fixtures/packed on a real server over the real json-server vendor.
+ * catalog while sessions on unchanged catalogs keep working, that an empty, missing or
+ * unreadable directory keeps the catalogs in force, that a catalog whose artifacts went bad
+ * keeps the version in force (`kept`), and that the secret comparison hides the secret's length.
+ * Each test reloads its own copy of fixtures/packed on a real server over the real json-server
+ * vendor.
  */
 import t, { type Test } from 'tap';
 import { cp, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
@@ -307,4 +309,134 @@ t.test('an empty, bad or missing directory fails the reload and keeps the catalo
   t.equal(codeOf(gone), 'artifact_unreadable');
   t.notMatch(gone.text, dir, 'no server path in the answer');
   await keeps('gone');
+});
+
+// ---------------------------------------------------------------- bad artifacts keep the version in force
+
+const BREWERY_CGS = 'brewery.v1.05556110c826.cgs.json';
+const BREWERY_MANIFEST = 'brewery.v1.05556110c826.manifest.json';
+
+/** Ways a catalog's artifacts go bad after it was loaded, each with the code the reload reports. */
+const corruptions: Array<{ name: string; code: string; file: string | RegExp; spoil(dir: string, t: Test): Promise<void> }> = [
+  { name: 'a CGS edited after packing', code: 'hash_mismatch', file: BREWERY_CGS, spoil: async (dir) => writeFile(join(dir, BREWERY_CGS), (await readFile(join(dir, BREWERY_CGS), 'utf8')).replace('"description": "', '"description": "tampered ')) },
+  { name: 'a CGS cut short', code: 'artifact_unreadable', file: BREWERY_CGS, spoil: async (dir) => writeFile(join(dir, BREWERY_CGS), (await readFile(join(dir, BREWERY_CGS), 'utf8')).slice(0, 500)) },
+  { name: 'a CGS that breaks the interchange schema', code: 'cgs_invalid', file: BREWERY_CGS, spoil: async (dir) => writeFile(join(dir, BREWERY_CGS), (await readFile(join(dir, BREWERY_CGS), 'utf8')).replace('"kind": "query"', '"kind": "list"')) },
+  { name: 'a CGS file gone (the manifest stays)', code: 'artifact_missing', file: BREWERY_CGS, spoil: (dir) => unlink(join(dir, BREWERY_CGS)) },
+  { name: 'a manifest that is not JSON (entry known from its file name)', code: 'artifact_unreadable', file: BREWERY_MANIFEST, spoil: (dir) => writeFile(join(dir, BREWERY_MANIFEST), '{ "entry_id": "brew') },
+  {
+    name: 'a manifest under another name that lacks fields (entry known from its content)',
+    code: 'artifact_unreadable',
+    file: 'brewery-latest.manifest.json',
+    spoil: async (dir) => { await unlink(join(dir, BREWERY_MANIFEST)); await writeFile(join(dir, 'brewery-latest.manifest.json'), '{"entry_id": "brewery", "version": 1}'); },
+  },
+  {
+    name: 'a second, different artifact of the same version',
+    code: 'version_conflict',
+    file: /^brewery\.v1\.[0-9a-f]{12}\.cgs\.json$/,
+    spoil: async (dir, t) => { await packChangedBrewery(t, dir); },
+  },
+];
+
+t.test('a reload that meets a bad artifact keeps the version in force of that catalog', async (t) => {
+  for (const c of corruptions) {
+    await t.test(c.name, async (t) => {
+      const { dir, stack } = await fresh(t);
+      const before = await registryHashes(stack.url);
+      const { path } = await openSession(stack.url, { entry_id: 'brewery' });
+      await c.spoil(dir, t);
+      const a = await reload(stack.url);
+      t.equal(a.status, 200, 'the reload succeeds for the other catalogs');
+      t.same(a.body.kept, ['brewery'], 'the answer says brewery was kept');
+      t.same(a.body.removed, [], 'nothing is removed');
+      t.same(a.body.entries, [
+        { entry_id: 'brewery', version: 1, cgs_hash: before.brewery, changed: false },
+        { entry_id: 'helpdesk', version: 1, cgs_hash: before.helpdesk, changed: false },
+      ]);
+      const problems = a.body.problems as Array<{ code: string; file?: string }>;
+      const inFile = (f?: string) => (typeof c.file === 'string' ? f === c.file : c.file.test(f ?? ''));
+      t.ok(problems.some((p) => p.code === c.code && inFile(p.file)), `the problem is reported: ${c.code} in ${c.file} (got ${JSON.stringify(problems)})`);
+      t.same(await registryHashes(stack.url), before, 'the registry is unchanged');
+      const run = await berlin(stack.url, path);
+      t.equal(run.status, 200, 'the session pinned to the kept version keeps working');
+      t.same(names(run), BERLIN);
+      t.equal((await openSession(stack.url, { entry_id: 'brewery' })).answer.status, 201, 'new sessions open on the kept version');
+    });
+  }
+});
+
+t.test('a kept catalog sits beside one that changed, and leaves `kept` once repaired', async (t) => {
+  const { dir, stack } = await fresh(t);
+  const old = await registryHashes(stack.url);
+  const brewery = await openSession(stack.url, { entry_id: 'brewery' });
+  const helpdesk = await openSession(stack.url, { entry_id: 'helpdesk' });
+  const HELPDESK_CGS = 'helpdesk.v1.967c9e5f5a5e.cgs.json';
+  await writeFile(join(dir, HELPDESK_CGS), (await readFile(join(dir, HELPDESK_CGS), 'utf8')).replace('"description": "', '"description": "tampered '));
+  await removeEntry(dir, 'brewery');
+  const newHash = await packChangedBrewery(t, dir);
+  const a = await reload(stack.url);
+  t.equal(a.status, 200);
+  t.same(a.body.kept, ['helpdesk']);
+  t.same(a.body.entries, [
+    { entry_id: 'brewery', version: 1, cgs_hash: newHash, changed: true },
+    { entry_id: 'helpdesk', version: 1, cgs_hash: old.helpdesk, changed: false },
+  ], 'brewery changed, helpdesk kept');
+  t.match(a.body.problems, [{ code: 'hash_mismatch', file: HELPDESK_CGS }]);
+  t.equal(codeOf(await berlin(stack.url, brewery.path)), 'session_stale', 'the changed catalog makes its sessions stale, as always');
+  const help = await runProgram(stack.url, helpdesk.path, 'e1(tier="pro")[name]', '', { accept: 'application/json' });
+  t.equal(help.status, 200, 'the session on the kept catalog keeps working');
+
+  await cp(join(PACKED, HELPDESK_CGS), join(dir, HELPDESK_CGS));
+  const repaired = await reload(stack.url);
+  t.equal(repaired.status, 200);
+  t.same(repaired.body.kept, [], 'nothing kept once the directory is good again');
+  t.same(repaired.body.problems, []);
+  t.same((repaired.body.entries as Array<{ entry_id: string; changed: boolean }>).map((e) => [e.entry_id, e.changed]), [['brewery', false], ['helpdesk', false]]);
+  t.equal((await runProgram(stack.url, helpdesk.path, 'e1(tier="pro")[name]', '', { accept: 'application/json' })).status, 200, 'the repaired artifact is the same version: the session goes on');
+});
+
+t.test('a directory where every catalog went bad fails the reload as a whole: nothing is removed', async (t) => {
+  const { dir, stack } = await fresh(t);
+  const before = await registryHashes(stack.url);
+  await writeFile(join(dir, BREWERY_CGS), '{ cut');
+  await removeEntry(dir, 'helpdesk');
+  const a = await reload(stack.url);
+  t.equal(a.status, 400, 'no catalog loads from the directory');
+  t.equal(codeOf(a), 'artifact_unreadable');
+  t.same(await registryHashes(stack.url), before, 'helpdesk is not removed by a reload that failed');
+});
+
+t.test('a bad newer version in force is kept, not rolled back to the older one beside it', async (t) => {
+  const { dir, stack } = await fresh(t);
+  const v2 = await packChangedBrewery(t, dir, 2);
+  t.equal((await reload(stack.url)).status, 200);
+  t.equal((await registryHashes(stack.url)).brewery, v2, 'v2 is in force');
+  const { path } = await openSession(stack.url, { entry_id: 'brewery' });
+  const v2File = (await readdir(dir)).find((n) => n.startsWith('brewery.v2.') && n.endsWith('.cgs.json'))!;
+  await writeFile(join(dir, v2File), (await readFile(join(dir, v2File), 'utf8')).replace('"description": "', '"description": "tampered '));
+  const a = await reload(stack.url);
+  t.equal(a.status, 200);
+  t.same(a.body.kept, ['brewery']);
+  t.same((a.body.entries as Array<Record<string, unknown>>).find((e) => e.entry_id === 'brewery'), { entry_id: 'brewery', version: 2, cgs_hash: v2, changed: false });
+  t.equal((await berlin(stack.url, path)).status, 200, 'the v2 session keeps working');
+  t.equal((await call(stack.url, '/v1/registry/brewery')).body.version, 2);
+});
+
+t.test('the secret comparison hashes both sides: no early answer on a length difference', async (t) => {
+  const crypto = await import('node:crypto');
+  const compared: Array<[number, number]> = [];
+  const { sameSecret } = await t.mockImport<typeof import('../../server/app.js')>('../../server/app.js', {
+    'node:crypto': {
+      ...crypto,
+      timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+        compared.push([a.byteLength, b.byteLength]);
+        return crypto.timingSafeEqual(a, b);
+      },
+    },
+  });
+  t.equal(sameSecret(SECRET, SECRET), true);
+  t.equal(sameSecret(SECRET.toUpperCase(), SECRET), false);
+  t.equal(sameSecret('x', SECRET), false);
+  t.equal(sameSecret(SECRET + 'x'.repeat(100), SECRET), false);
+  t.equal(sameSecret('é', 'e\u0301'), false, 'compared as UTF-8 bytes, not normalised');
+  t.same(compared, [[32, 32], [32, 32], [32, 32], [32, 32], [32, 32]], 'every call compares two SHA-256 digests in constant time, whatever the lengths');
 });

@@ -232,6 +232,9 @@ t.test('a tampered plan is refused with a code and sends nothing', async (t) => 
   tamper('a dependency on a later step', read, 'bad_arguments', /not an earlier step/, (p) => { p.steps[0]!.depends_on = ['n1']; });
   tamper('a return naming no step', read, 'bad_arguments', /unknown step n9/, (p) => { p.return = ['n9']; });
   tamper('a limit raised past the review bound', read, 'review_required', /needs review \(unbounded_list\)/, (p) => { p.steps[0]!.limit = 5000; });
+  tamper('a limit past what any program may ask', read, 'bad_arguments', /asks for 20000 rows; the limit is 10000/, (p) => { p.steps[0]!.limit = 20000; });
+  const fan = c.compile('b = e1(country="DE")[id]\nb.beers[name]').plan;
+  tamper('a fan-out raised past its limit', fan, 'bad_arguments', /fans out over at most 100000 rows; the limit is 50/, (p) => { p.steps.find((x: { fanout?: unknown }) => x.fanout)!.fanout!.max = 100000; });
 
   for (const k of cases) {
     const a = await sendPlan(c.path, { plan: k.plan });

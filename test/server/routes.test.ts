@@ -3,13 +3,15 @@
  * Errors): health (GET and HEAD), the registry list and single entry (with and without the CGS,
  * whose canonical hash is the entry's cgs_hash), the one 404 of an unknown entry shared by every
  * registry and discovery route, the tool-model route (focus/entity rules, 400 problem documents,
- * the `execute` notes), discovery (intent words, rows with api and entity, Markdown), and the
- * generic statuses every route shares: 404, 405 with Allow, 413, 400 malformed JSON, 415, 406.
+ * the `execute` notes), discovery (intent words, rows with api and entity, Markdown by format= or
+ * by Accept negotiation against JSON), and the generic statuses every route shares: 404, 405 with
+ * Allow, 413, 400 malformed JSON, 415, 406.
  * Every answer of this file is recorded; the last test asserts none of them carries a stack
  * trace or a server file path.
  */
 import t from 'tap';
 import { readdir, readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { canonicalHash } from '../../common/canonical.js';
 import { MAX_BODY_BYTES } from '../../server/http/body.js';
@@ -351,6 +353,46 @@ t.test('discover renders Markdown with format=markdown or Accept: text/markdown'
   t.match(piped.text.split('\n')[0], /"beer\\\|ale"/, 'a pipe in the intent is escaped');
   const empty = await get('/v1/discover?format=markdown&q=zeppelin');
   t.match(empty.text, /^No entity matches "zeppelin"/);
+});
+
+/** GET without any Accept header (fetch and `raw` always send one). */
+function getWithoutAccept(path: string): Promise<{ status: number; type: string; text: string }> {
+  const u = new URL(BASE);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: u.hostname, port: u.port, method: 'GET', path }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+t.test('discover negotiates Markdown against JSON by Accept: q values, wildcards, order', async (t) => {
+  const cases: Array<[string, 'markdown' | 'json']> = [
+    ['text/markdown;q=0, application/json', 'json'],
+    ['text/markdown; q=0', 'json'],
+    ['text/markdown', 'markdown'],
+    ['application/json;q=0.5, text/markdown', 'markdown'],
+    ['application/json, text/markdown', 'json'],
+    ['text/markdown, application/json', 'markdown'],
+    ['*/*', 'json'],
+    ['text/*, application/json;q=0.9', 'markdown'],
+    ['text/html', 'json'],
+  ];
+  for (const [accept, want] of cases) {
+    const a = await get('/v1/discover?q=beer', { accept });
+    t.equal(a.status, 200, accept);
+    t.match(a.headers.get('content-type'), want === 'markdown' ? /^text\/markdown/ : /^application\/json/, `Accept: ${accept} -> ${want}`);
+  }
+  const none = await getWithoutAccept('/v1/discover?q=beer');
+  t.equal(none.status, 200);
+  t.match(none.type, /^application\/json/, 'no Accept -> JSON');
+  t.match(JSON.parse(none.text), { intent: 'beer' });
+  const forced = await get('/v1/discover?q=beer&format=markdown', { accept: 'text/markdown;q=0, application/json' });
+  t.match(forced.headers.get('content-type'), /^text\/markdown/, 'format=markdown wins over Accept');
 });
 
 // ---------------------------------------------------------------- generic statuses

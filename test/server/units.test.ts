@@ -1,11 +1,11 @@
 import t from 'tap';
 import { negotiate, table, outcomeObject, render } from '../../server/http/format.js';
-import { applyProgress, opLine, trimOperations, TERMINAL_OPS_KEPT, TERMINAL_OP_TTL_MS, type Operation } from '../../server/execute/operations.js';
+import { applyProgress, opLine, progressOf, trimOperations, TERMINAL_OPS_KEPT, TERMINAL_OP_TTL_MS, type Operation } from '../../server/execute/operations.js';
 import { canonicalPath, Router } from '../../server/http/router.js';
 import { isProtected, SvcApp } from '../../server/app.js';
 import { Registry } from '../../pack/index.js';
 import { MemoryArtifactStore } from '../../runtime/artifacts/index.js';
-import { promptHash, SESSION_LIMITS } from '../../server/execute/session.js';
+import { promptHash } from '../../server/execute/session.js';
 
 t.test('Accept negotiation', async (t) => {
   t.equal(negotiate(undefined), 'toon', 'no Accept: text/toon');
@@ -42,7 +42,7 @@ t.test('formats carry rows, the page handle, meta and errors', async (t) => {
 });
 
 function op(): Operation {
-  return { handle: 'o1', state: 'running', started: 0, steps: 2, progress: new Map(), version: 0, seen: 0, controller: new AbortController(), errors: [], listeners: new Set(), done: Promise.resolve() };
+  return { handle: 'o1', state: 'running', started: 0, steps: 2, returns: new Set(['n1']), progress: new Map(), version: 0, seen: 0, controller: new AbortController(), errors: [], listeners: new Set(), done: Promise.resolve() };
 }
 
 t.test('operation lines and progress folding', async (t) => {
@@ -56,6 +56,17 @@ t.test('operation lines and progress folding', async (t) => {
   o.state = 'failed';
   o.errors = [{ code: 'vendor_error', message: 'brewery answered 500' }];
   t.match(opLine(o, '?', 3000), /^\? o1 failed: vendor_error: brewery answered 500/);
+});
+
+t.test('progress events: rows of returned steps only, and no event that changes nothing', async (t) => {
+  const o = { ...op(), returns: new Set(['n2']) };
+  const step = (id: string, phase: string, rows: number, pages = 1) => progressOf(o, { kind: 'step', step: id, phase: phase as 'running', pages, rows, calls: pages, elapsed_ms: 1 }, 1000);
+  const first = step('n1', 'running', 25);
+  t.match(first?.line, /0\/2 steps, 1 page, 0 rows/, 'rows of n1 (it feeds n2, it is not returned) are not counted');
+  t.equal(step('n1', 'running', 25), undefined, 'the same counts again: no event');
+  t.equal(step('n2', 'running', 0, 0), undefined, 'a step that starts with nothing done changes no count: no event');
+  t.match(step('n2', 'running', 3, 1)?.line, /0\/2 steps, 2 pages, 3 rows/, 'rows of the returned step are counted');
+  t.match(step('n1', 'done', 25)?.line, /1\/2 steps, 2 pages, 3 rows/);
 });
 
 t.test('terminal operations are bounded in count and age', async (t) => {
@@ -105,42 +116,54 @@ t.test('canonicalPath: the spelling the router matches on', async (t) => {
   t.equal(canonicalPath('/v1/%E0%A4%A'), undefined, 'a segment that does not decode');
 });
 
-t.test('compiled plans are cached per session by program text, for one registry and domain revision', async (t) => {
+t.test('compiled plans are cached per session and program, for one registry and domain revision, within a byte budget', async (t) => {
   const { loadCatalogDir } = await import('../../pack/load.js');
   const { SessionStore } = await import('../../server/execute/session.js');
   const { ExecuteService } = await import('../../server/execute/service.js');
+  const { PlanCache } = await import('../../server/execute/plan-cache.js');
   const { join } = await import('node:path');
   const { registry } = await loadCatalogDir(join(import.meta.dirname, '..', '..', 'fixtures', 'packed'));
   const sessions = new SessionStore();
   const artifacts = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 60 });
   t.teardown(() => artifacts.close());
-  const service = new ExecuteService({ registry: () => registry, sessions, artifacts, runtime: {} });
+  const plans = new PlanCache(128 * 1024);
+  const service = new ExecuteService({ registry: () => registry, sessions, artifacts, runtime: {}, planCache: plans });
   const opened = service.open({ entry_id: 'brewery', seeds: ['brewery:Brewery'] }, '');
   const s = sessions.get(opened.extra!.prompt_hash as string, opened.extra!.session as string, '', registry);
   const dry = (program: string) => service.program(s, { program, mode: 'plan', wait: true, force: false });
 
   const first = await dry('e1(limit=25)');
-  const cached = sessions.cachedPlan(s, 'e1(limit=25)', registry);
+  const cached = plans.get(s, 'e1(limit=25)', registry);
   t.ok(cached, 'a compiled program is cached');
   const again = await dry('e1(limit=25)');
   t.equal(again.meta.commit_id, first.meta.commit_id, 'the cached plan has the same commit id');
-  t.equal(sessions.cachedPlan(s, 'e1(limit=25)', registry), cached, 'the same entry serves the second run');
-  t.notOk(sessions.cachedPlan(s, 'e1(limit=25) ', registry), 'the key is the exact program text');
+  t.equal(plans.get(s, 'e1(limit=25)', registry), cached, 'the same entry serves the second run');
+  t.notOk(plans.get(s, 'e1(limit=25) ', registry), 'the key is the exact program text');
 
   const bad = await dry('e9');
   t.equal(bad.status, 400);
-  t.notOk(sessions.cachedPlan(s, 'e9', registry), 'a program that does not compile is not cached');
+  t.notOk(plans.get(s, 'e9', registry), 'a program that does not compile is not cached');
 
-  t.notOk(sessions.cachedPlan(s, 'e1(limit=25)', new Registry(registry.list())), 'another registry (a reload) misses');
+  t.notOk(plans.get(s, 'e1(limit=25)', new Registry(registry.list())), 'another registry (a reload) misses');
   service.context(s, { seeds: ['brewery:Beer'] });
-  t.notOk(sessions.cachedPlan(s, 'e1(limit=25)', registry), 'a new wave (domain revision) misses');
+  t.notOk(plans.get(s, 'e1(limit=25)', registry), 'a new wave (domain revision) misses');
   t.equal((await dry('e1(limit=25)')).meta.commit_id, first.meta.commit_id, 'recompiled after the wave: same plan');
 
-  // Cached now: e1(limit=25); then maxCompiled + 1 new programs push out the two oldest.
-  for (let i = 0; i <= SESSION_LIMITS.maxCompiled; i++) await dry(`e1(limit=${100 + i})`);
-  t.equal(s.compiled!.plans.size, SESSION_LIMITS.maxCompiled, 'the cache is bounded');
-  t.notOk(sessions.cachedPlan(s, 'e1(limit=25)', registry), 'the oldest entries went first');
-  t.notOk(sessions.cachedPlan(s, 'e1(limit=100)', registry));
-  t.ok(sessions.cachedPlan(s, 'e1(limit=101)', registry), 'newer entries stay');
-  t.ok(sessions.cachedPlan(s, `e1(limit=${100 + SESSION_LIMITS.maxCompiled})`, registry));
+  // Long programs are keyed by a digest: two programs differing only at the end are two entries.
+  const pad = (c: string) => `e1(city=<<EOT\n${'x'.repeat(2000)}${c}\nEOT)[id]`;
+  await dry(pad('a'));
+  await dry(pad('b'));
+  t.ok(plans.get(s, pad('a'), registry) && plans.get(s, pad('b'), registry), 'long programs are told apart');
+  t.not(plans.get(s, pad('a'), registry)!.commit_id, plans.get(s, pad('b'), registry)!.commit_id);
+
+  // Many programs: the cache stays within its byte budget, the least recently used go first.
+  for (let i = 0; i < 200; i++) await dry(`e1(limit=${100 + i})`);
+  const st = plans.stats();
+  t.ok(st.bytes <= st.max_bytes, `the cache holds ${st.bytes} of at most ${st.max_bytes} bytes`);
+  t.ok(st.entries < 200, `older entries were dropped (${st.entries} held)`);
+  t.notOk(plans.get(s, 'e1(limit=100)', registry), 'the oldest entries went first');
+  t.ok(plans.get(s, 'e1(limit=299)', registry), 'the newest entry stays');
+  const huge = `e1(city=<<EOT\n${'x'.repeat(64 * 1024)}\nEOT)[id]`;
+  await dry(huge);
+  t.notOk(plans.get(s, huge, registry), 'a plan larger than an eighth of the budget is not cached');
 });

@@ -1,0 +1,64 @@
+/**
+ * The server's limits in one place: defaults, the environment variables that change them, and
+ * their parsing (a bad value stops the start-up with a clear error). docs/http.md "Limits" lists
+ * each with its default.
+ */
+import { svcError, SvcFailure, type SvcError } from '../common/errors.js';
+import { DEFAULT_MAX_VENDOR_CALLS } from '../compiler/limits.js';
+
+export interface Limits {
+  /** Sessions held in all; at the cap the least recently used idle one goes (a last resort). */
+  maxSessions: number;
+  /** Sessions one tenant holds; at the cap its own least recently used idle one goes. */
+  maxSessionsPerTenant: number;
+  /** Background operations running at once in one session. */
+  maxRunningOpsPerSession: number;
+  /** Background operations running at once in the whole server. */
+  maxRunningOps: number;
+  /** Overall deadline of a background (wait=false) run. */
+  backgroundDeadlineMs: number;
+  /** Vendor calls a program may make without review (fan-out and paging count). */
+  maxVendorCalls: number;
+  /** On SIGINT/SIGTERM: how long running requests and operations get before they are cancelled. */
+  shutdownGraceMs: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxSessions: 10_000,
+  maxSessionsPerTenant: 1_000,
+  maxRunningOpsPerSession: 16,
+  maxRunningOps: 64,
+  backgroundDeadlineMs: 30 * 60 * 1000,
+  maxVendorCalls: DEFAULT_MAX_VENDOR_CALLS,
+  shutdownGraceMs: 10_000,
+};
+
+/** Each limit's environment variable and the unit its value is written in. */
+export const LIMIT_ENV: Record<keyof Limits, { name: string; unit: 'count' | 'secs' }> = {
+  maxSessions: { name: 'SVC_MAX_SESSIONS', unit: 'count' },
+  maxSessionsPerTenant: { name: 'SVC_MAX_SESSIONS_PER_TENANT', unit: 'count' },
+  maxRunningOpsPerSession: { name: 'SVC_MAX_RUNNING_OPS_PER_SESSION', unit: 'count' },
+  maxRunningOps: { name: 'SVC_MAX_RUNNING_OPS', unit: 'count' },
+  backgroundDeadlineMs: { name: 'SVC_BACKGROUND_DEADLINE_SECS', unit: 'secs' },
+  maxVendorCalls: { name: 'SVC_MAX_VENDOR_CALLS', unit: 'count' },
+  shutdownGraceMs: { name: 'SVC_SHUTDOWN_GRACE_SECS', unit: 'secs' },
+};
+
+/** The limits an environment sets (unset or empty = the default); every bad value is reported at once. */
+export function limitsFromEnv(env: Record<string, string | undefined>): Limits {
+  const out: Limits = { ...DEFAULT_LIMITS };
+  const problems: SvcError[] = [];
+  for (const [k, { name, unit }] of Object.entries(LIMIT_ENV) as Array<[keyof Limits, (typeof LIMIT_ENV)[keyof Limits]]>) {
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+    const fallback = unit === 'secs' ? DEFAULT_LIMITS[k] / 1000 : DEFAULT_LIMITS[k];
+    if (!(n >= 1)) {
+      problems.push(svcError('bad_arguments', `${name}=${JSON.stringify(raw.slice(0, 20))} is not a positive whole number${unit === 'secs' ? ' of seconds' : ''}`, { hint: `unset it for the default ${fallback}, or write for example ${fallback * 2}` }));
+      continue;
+    }
+    out[k] = unit === 'secs' ? n * 1000 : n;
+  }
+  if (problems.length) throw new SvcFailure(problems);
+  return out;
+}

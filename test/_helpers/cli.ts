@@ -1,0 +1,81 @@
+/**
+ * Test helpers for svc as a real process: spawn `node dist/cli/main.js <args>` (built first when
+ * dist/ is missing), read what it prints, wait for a line, and kill it at teardown.
+ */
+import type { Test } from 'tap';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
+
+/** Build dist/ when it is missing (npm test builds before it runs the tests). */
+export async function ensureBuilt(): Promise<void> {
+  if (!existsSync(MAIN)) {
+    await new Promise<void>((resolve, reject) => execFile('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT }, (e) => (e ? reject(e) : resolve())));
+  }
+}
+
+/** Our environment without any SVC_ variable (and without tap's hooks), plus `extra`. */
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const k of Object.keys(env)) if (k.startsWith('SVC_')) delete env[k];
+  delete env.NODE_OPTIONS;
+  return { ...env, ...extra };
+}
+
+export interface Exit { code: number | null; signal: NodeJS.Signals | null }
+
+export interface Svc {
+  child: ChildProcess;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves with the first match of `re` on stdout; rejects if the process exits first or after `ms`. */
+  waitFor(re: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  exited: Promise<Exit>;
+}
+
+/** Spawn `node dist/cli/main.js <args>` in the repository root; killed at teardown if still running. */
+export function svc(t: Test, args: string[], env: Record<string, string> = {}): Svc {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let done = false;
+  const listeners = new Set<() => void>();
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; for (const l of listeners) l(); });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+  const exited = new Promise<Exit>((resolve) => child.on('close', (code, signal) => { done = true; for (const l of listeners) l(); resolve({ code, signal }); }));
+  t.teardown(() => { if (!done) child.kill('SIGKILL'); });
+  return {
+    child,
+    get stdout() { return stdout; },
+    get stderr() { return stderr; },
+    exited,
+    waitFor: (re, ms = 20_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const m = re.exec(stdout);
+          if (m) { finish(); resolve(m); } else if (done) { finish(); reject(new Error(`exited before ${re}; stdout: ${stdout}\nstderr: ${stderr}`)); }
+        };
+        const timer = setTimeout(() => { finish(); reject(new Error(`no ${re} within ${ms} ms; stdout: ${stdout}\nstderr: ${stderr}`)); }, ms);
+        const finish = () => { clearTimeout(timer); listeners.delete(check); };
+        listeners.add(check);
+        check();
+      }),
+  };
+}
+
+/** Run svc to completion (a start-up failure or `--once`). */
+export async function svcOnce(t: Test, args: string[], env: Record<string, string> = {}): Promise<Exit & { stdout: string; stderr: string }> {
+  const p = svc(t, args, env);
+  const exit = await p.exited;
+  return { ...exit, stdout: p.stdout, stderr: p.stderr };
+}
+
+/** Start `svc serve` and wait for the URL it prints. */
+export async function serve(t: Test, args: string[], env: Record<string, string> = {}): Promise<Svc & { url: string }> {
+  const p = svc(t, ['serve', ...args], env);
+  const m = await p.waitFor(/listening on (http:\/\/\S+)\n/);
+  return Object.assign(p, { url: m[1]! });
+}
