@@ -7,6 +7,7 @@
  */
 import t, { type Test } from 'tap';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
@@ -77,6 +78,24 @@ t.test('a background run has its own deadline, and its deadline_exceeded does no
   t.equal(done.body._meta.svc.code, 'deadline_exceeded');
   t.notMatch(done.body.errors[0].hint, /wait=false/, 'a background run is not told to run in the background');
   t.match(done.body.errors[0].hint, /narrow/);
+});
+
+t.test('the stream honours Connection: close (no keep-alive of its own)', async (t) => {
+  const vendor = await hangingBeers(t);
+  const stack = await startStack(t, { vendorUrl: vendor.url });
+  const { path } = await openSession(stack.url, { entry_id: 'brewery' });
+  t.equal((await runProgram(stack.url, path, 'e2[name]', 'wait=false')).status, 202);
+  const u = new URL(stack.url);
+  const headers = await new Promise<Record<string, string | string[] | undefined>>((resolve, reject) => {
+    const req = httpRequest({ host: u.hostname, port: u.port, path: `${path}/operations/o1/stream`, headers: { accept: 'text/event-stream', connection: 'close' } }, (res) => {
+      resolve(res.headers);
+      res.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  t.equal(headers['content-type'], 'text/event-stream; charset=utf-8');
+  t.equal(headers.connection, 'close', 'the client said close: the stream does not claim keep-alive');
 });
 
 // ---------------------------------------------------------------- shutdown of a real process
