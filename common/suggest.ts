@@ -45,12 +45,55 @@ export function nearest(word: string, candidates: Iterable<string>, max = 3): st
   return scored.slice(0, max).map(([c]) => c);
 }
 
-/** A hint sentence: "did you mean `x`?", "did you mean one of: ...", or the known names when nothing is close. */
-export function suggestHint(word: string, candidates: readonly string[]): string {
-  const near = nearest(word, candidates);
-  if (near.length === 1) return `did you mean \`${near[0]}\`?`;
-  if (near.length > 1) return `did you mean one of: ${near.map((c) => `\`${c}\``).join(', ')}?`;
-  if (candidates.length === 0) return 'none is declared';
-  const shown = candidates.slice(0, 12).map((c) => `\`${c}\``).join(', ');
-  return `known: ${shown}${candidates.length > 12 ? `, ... (${candidates.length} in all)` : ''}`;
+/** How a hint writes its candidates. */
+export interface SuggestOptions {
+  /**
+   * How one candidate is written (default: in backticks, `` `x` ``). Decorate it here, e.g.
+   * `` (c) => `\`${c}\` (shop:Order)` ``; the search still compares the bare candidate.
+   */
+  show?: (candidate: string) => string;
+  /** Most close candidates named (default 3). */
+  max?: number;
+}
+
+/** What a hint lists when no candidate is close. */
+export interface HintOptions extends SuggestOptions {
+  /** Label of the list (default `known`): "known: `a`, `b`". */
+  known?: string;
+  /** Most candidates listed (default 12); the rest are counted: ", ... (N in all)". */
+  limit?: number;
+  /** The hint when there is no candidate at all (default "none is declared"). */
+  none?: string;
+}
+
+const backticked = (c: string): string => `\`${c}\``;
+
+/**
+ * The one "did you mean" sentence of svc: "did you mean `x`?" when one candidate is close to
+ * `word`, "did you mean one of: `a`, `b`?" (nearest first) when several are, undefined when
+ * none is. Candidates are compared bare and written with `show`.
+ * @example didYouMean('e9', ['e1', 'e2'], { show: (c) => `\`${c}\` (${label(c)})` }) // did you mean one of: `e1` (brewery:Brewery), `e2` (brewery:Beer)?
+ */
+export function didYouMean(word: string, candidates: Iterable<string>, opts: SuggestOptions = {}): string | undefined {
+  const near = nearest(word, new Set(candidates), opts.max ?? 3);
+  const show = opts.show ?? backticked;
+  if (near.length === 1) return `did you mean ${show(near[0]!)}?`;
+  if (near.length > 1) return `did you mean one of: ${near.map(show).join(', ')}?`;
+  return undefined;
+}
+
+/** The candidates as a list, for when none is close: "known: `a`, `b`, ... (N in all)", or `none`. */
+export function knownList(candidates: Iterable<string>, opts: HintOptions = {}): string {
+  const all = [...new Set(candidates)];
+  if (all.length === 0) return opts.none ?? 'none is declared';
+  const limit = opts.limit ?? 12;
+  const show = opts.show ?? backticked;
+  const shown = all.slice(0, limit).map((c) => show(c)).join(', ');
+  return `${opts.known ?? 'known'}: ${shown}${all.length > limit ? `, ... (${all.length} in all)` : ''}`;
+}
+
+/** A hint sentence: `didYouMean`, or `knownList` when nothing is close. */
+export function suggestHint(word: string, candidates: Iterable<string>, opts: HintOptions = {}): string {
+  const list = [...candidates];
+  return didYouMean(word, list, opts) ?? knownList(list, opts);
 }

@@ -4,7 +4,7 @@
  */
 import type { JsonValue, TypeSpec } from '../pack/cgs.js';
 import { quote } from '../common/quote.js';
-import { suggestHint } from '../common/suggest.js';
+import { didYouMean } from '../common/suggest.js';
 import type { Value } from './ast.js';
 
 export type Checked = { ok: true; value: JsonValue } | { ok: false; code: 'wrong_type' | 'enum_value_not_allowed'; message: string; hint: string; at: Value };
@@ -75,8 +75,8 @@ export function checkLiteral(name: string, t: TypeSpec, v: Value, optional: bool
       if (raw === undefined) return wrong();
       if (t.values.includes(raw)) return { ok: true, value: raw };
       const allowed = t.values.map(String);
-      const near = suggestHint(String(raw), allowed);
-      return { ok: false, code: 'enum_value_not_allowed', at: v, message: `${literalText(v)} is not allowed for \`${name}\``, hint: `${near.startsWith('did you mean') ? near + ' ' : ''}allowed: ${allowed.join(', ')}` };
+      const near = didYouMean(String(raw), allowed);
+      return { ok: false, code: 'enum_value_not_allowed', at: v, message: `${literalText(v)} is not allowed for \`${name}\``, hint: `${near ? near + ' ' : ''}allowed: ${allowed.join(', ')}` };
     }
     case 'array': {
       if (v.kind !== 'list') return wrong();

@@ -4,7 +4,7 @@
  * notes on continuations, paging, long operations and review.
  */
 import { svcError, type SvcError } from '../../common/errors.js';
-import { nearest } from '../../common/suggest.js';
+import { suggestHint } from '../../common/suggest.js';
 import type { Capability, Entity } from '../../pack/cgs.js';
 import { WRITE_KINDS } from '../../pack/cgs.js';
 import type { Registry, RegistryEntry } from '../../pack/registry.js';
@@ -38,10 +38,7 @@ export function resolveFocus(entry: RegistryEntry, q: ToolModelQuery): { mode: F
   const picked: Entity[] = [];
   for (const n of mode === 'all' ? names : q.entity) {
     const e = entry.cgs.entities.find((x) => x.name === n || `${entry.entry_id}:${x.name}` === n);
-    if (!e) {
-      const near = nearest(n, names, 3);
-      return bad(`${entry.entry_id} has no entity \`${n}\``, near.length ? `did you mean ${near.join(' or ')}?` : `entities: ${names.join(', ')}`);
-    }
+    if (!e) return bad(`${entry.entry_id} has no entity \`${n}\``, suggestHint(n, names, { known: 'entities' }));
     if (!picked.includes(e)) picked.push(e);
   }
   return { mode, entities: picked };

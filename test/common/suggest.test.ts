@@ -1,5 +1,5 @@
 import t from 'tap';
-import { editDistance, nearest, suggestHint } from '../../common/suggest.js';
+import { didYouMean, editDistance, knownList, nearest, suggestHint } from '../../common/suggest.js';
 
 t.test('editDistance is the Levenshtein distance', async (t) => {
   t.equal(editDistance('', ''), 0);
@@ -36,4 +36,25 @@ t.test('suggestHint forms', async (t) => {
   t.match(hint, /^known: `nameaLong`|^known: `namealong`/);
   t.ok(hint.endsWith(', ... (14 in all)'), 'long lists are cut after 12 names');
   t.equal(hint.split('`').length - 1, 24, 'twelve names shown');
+});
+
+t.test('didYouMean: one phrasing, decorated candidates, undefined when nothing is close', async (t) => {
+  t.equal(didYouMean('numbr', ['string', 'number']), 'did you mean `number`?');
+  t.equal(didYouMean('date', ['date_x', 'datetime']), 'did you mean one of: `date_x`, `datetime`?');
+  t.equal(didYouMean('zzz', ['Brewery', 'Beer']), undefined);
+  t.equal(didYouMean('zzz', []), undefined);
+  const label: Record<string, string> = { e1: 'shop:Order', e2: 'shop:Product' };
+  t.equal(didYouMean('e9', ['e1', 'e2'], { show: (c) => `\`${c}\` (${label[c]})` }), 'did you mean one of: `e1` (shop:Order), `e2` (shop:Product)?', 'compared bare, shown decorated');
+  t.equal(didYouMean('Ordr', ['Order'], { show: (c) => `\`shop:${c}\`` }), 'did you mean `shop:Order`?');
+  t.equal(didYouMean('a', ['b', 'b', 'c'], { max: 5 }), 'did you mean one of: `b`, `c`?', 'duplicates named once; max widens the list');
+});
+
+t.test('knownList and suggestHint options: label, limit, none', async (t) => {
+  t.equal(knownList(['id', 'name']), 'known: `id`, `name`');
+  t.equal(knownList(['id', 'name'], { known: 'fields' }), 'fields: `id`, `name`');
+  t.equal(knownList([], { none: 'there are no fields here' }), 'there are no fields here');
+  t.equal(knownList(['a', 'b', 'c'], { limit: 2 }), 'known: `a`, `b`, ... (3 in all)');
+  t.equal(knownList(['r1', 'm2'], { show: (c) => `\`${c}\` (x)`, known: 'after a Brewery row', limit: Infinity }), 'after a Brewery row: `r1` (x), `m2` (x)');
+  t.equal(suggestHint('zzz', ['Brewery', 'Beer'], { known: 'entities' }), 'entities: `Brewery`, `Beer`');
+  t.equal(suggestHint('Bear', ['Brewery', 'Beer'], { known: 'entities' }), 'did you mean `Beer`?');
 });

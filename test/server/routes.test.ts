@@ -263,7 +263,7 @@ t.test('tool-model: invalid focus/entity combinations are 400 svc-tool-model-bad
     t.ok(typeof a.body.hint === 'string' && a.body.hint.length > 0, `${q}: a hint`);
   }
   const near = await get('/v1/registry/brewery/tool-model?focus=single&entity=Bear');
-  t.match(near.body.hint, /did you mean Beer/, 'a near miss suggests the entity');
+  t.match(near.body.hint, /did you mean `Beer`/, 'a near miss suggests the entity');
 });
 
 // ---------------------------------------------------------------- discovery

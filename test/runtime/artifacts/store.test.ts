@@ -7,7 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { SvcFailure } from '../../../common/errors.js';
 import { FileArtifactStore } from '../../../runtime/artifacts/file-store.js';
 import { MemoryArtifactStore } from '../../../runtime/artifacts/memory-store.js';
-import { artifactSettingsFromEnv, storeFromUrl, type ArtifactStore } from '../../../runtime/artifacts/store.js';
+import { artifactSettingsFromEnv, type ArtifactStore } from '../../../runtime/artifacts/store.js';
+import { storeFromUrl } from '../../../runtime/artifacts/store-from-url.js';
 import { sampleSnapshot } from './store.case.js';
 
 const OPTS = { retentionSecs: 60, gcIntervalSecs: 300 };

@@ -1,0 +1,96 @@
+/**
+ * Making one plan step from a capability and its arguments: the arguments fixed by the form, the
+ * named arguments (with `limit=`), catalog defaults, required ones, dependencies and fan-out. A
+ * parent that is an own get-by-literal-id whose only use is to supply its id is folded away.
+ */
+import { quote } from '../common/quote.js';
+import { suggestHint } from '../common/suggest.js';
+import type { Capability, Entity } from '../pack/cgs.js';
+import { WRITE_KINDS } from '../pack/cgs.js';
+import type { Arg, Call } from './ast.js';
+import { MAX_PROGRAM_STATEMENTS } from './limits.js';
+import type { PlanArg, PlanStep } from './plan.js';
+import { resolveArg } from './resolve-arg.js';
+import { LIMIT_ARG } from './resolve-options.js';
+import { listOf, type ResolveState, type Shape } from './resolve-state.js';
+import { exampleLiteral } from './values.js';
+
+/**
+ * Make a step. `pre` holds arguments fixed by the form (an id, relation bindings); `onRow` is the
+ * shape the step starts from. A parent that is an own get-by-literal-id whose only use is to
+ * supply its id is folded away: `e1("b-1").r1` asks the vendor once.
+ */
+export function buildStep(st: ResolveState, api: string, entity: Entity, cap: Capability, call: Call, args: Arg[], pre: Record<string, Arg | PlanArg>, onRow?: Shape): Shape | undefined {
+  if (st.tooLarge) return undefined;
+  const step: PlanStep = {
+    id: st.nextStepId(), op: cap.kind, api, cgs_hash: st.opts.registry.get(api)!.cgs_hash, entity: entity.name,
+    capability: cap.name, args: {}, depends_on: [], effect: WRITE_KINDS.has(cap.kind) ? 'write' : 'read',
+  };
+  let ok = true;
+  const seen = new Set<string>();
+  for (const [param, v] of Object.entries(pre)) {
+    seen.add(param);
+    const p = cap.params.find((x) => x.name === param)!;
+    if ('value' in v) {
+      const arg = resolveArg(st, cap, p.name, v);
+      if (arg) step.args[param] = arg;
+      else ok = false;
+    } else {
+      step.args[param] = foldRef(st, v, onRow);
+    }
+  }
+  for (const a of args) {
+    const n = a.name!;
+    if (n.text === LIMIT_ARG && !cap.params.some((p) => p.name === LIMIT_ARG)) {
+      if (cap.returns !== 'rows') { ok = st.fail('unknown_argument', n.span, `\`limit\` applies to rows; \`${cap.name}\` returns ${cap.returns === 'row' ? 'one row' : 'nothing'}`, 'remove limit') ?? false; continue; }
+      if (a.value.kind !== 'integer' || a.value.value < 1 || a.value.value > st.maxLimit) { ok = st.fail('wrong_type', a.value.span, `\`limit\` takes a whole number from 1 to ${st.maxLimit}`, 'write for example limit=100') ?? false; continue; }
+      step.limit = a.value.value;
+      continue;
+    }
+    if (/^p\d+$/.test(n.text)) { ok = st.fail('legacy_symbol', n.span, `\`${quote(n.text)}\` is a legacy parameter symbol`, `parameters use wire names: ${paramList(cap)}`) ?? false; continue; }
+    if (/^s\d+$/.test(n.text)) { ok = st.fail('legacy_slot', n.span, `\`${quote(n.text)}\` is a removed transport slot`, `parameters use wire names: ${paramList(cap)}`) ?? false; continue; }
+    const p = cap.params.find((x) => x.name === n.text);
+    if (!p) { ok = st.fail('unknown_argument', n.span, `\`${cap.name}\` (${api}:${entity.name}) takes no argument \`${quote(n.text)}\``, st.suggest(() => suggestHint(n.text, cap.params.map((x) => x.name), listOf('parameters')))) ?? false; continue; }
+    if (seen.has(p.name)) { ok = st.fail('duplicate_argument', n.span, `\`${p.name}\` is given twice`, 'keep one of the two') ?? false; continue; }
+    seen.add(p.name);
+    const arg = resolveArg(st, cap, p.name, a);
+    if (arg) step.args[p.name] = arg;
+    else ok = false;
+  }
+  // A catalog default is what an absent argument means: the plan says it, the vendor gets it.
+  for (const p of cap.params) if (!seen.has(p.name) && p.default !== undefined) step.args[p.name] = { lit: p.default };
+  const missing = cap.params.filter((p) => p.required && !seen.has(p.name));
+  if (missing.length) {
+    ok = st.fail('missing_argument', call.span, `\`${call.name.text}\` (${cap.name}) needs ${missing.map((p) => `\`${p.name}\``).join(', ')}`, `add ${missing.map((p) => `${p.name}=${exampleLiteral(p)}`).join(', ')}`) ?? false;
+  }
+  if (!ok) return undefined;
+  for (const v of Object.values(step.args)) if ('ref' in v && !step.depends_on.includes(v.ref.step)) step.depends_on.push(v.ref.step);
+  for (const v of Object.values(step.args)) {
+    if ('ref' in v) {
+      const from = st.byId.get(v.ref.step);
+      if (from && (from.op === 'query' || from.op === 'search' || from.fanout)) step.fanout = { from: from.id, max: st.maxFanout };
+    }
+  }
+  st.push(step);
+  if (st.steps.length > MAX_PROGRAM_STATEMENTS) {
+    st.tooLarge = true;
+    return undefined;
+  }
+  return { api, entity, card: step.fanout && cap.returns !== 'none' ? 'rows' : cap.returns, step, own: true };
+}
+
+/** A ref to an own get-by-literal-id parent's id field becomes that literal; the parent step is dropped. */
+function foldRef(st: ResolveState, v: PlanArg, onRow: Shape | undefined): PlanArg {
+  if (!('ref' in v) || !onRow?.own || onRow.step.op !== 'get' || v.ref.field !== onRow.entity.id_field) return v;
+  const cap = st.opts.registry.capability(onRow.api, onRow.step.capability)!;
+  const idArg = onRow.step.args[cap.id_param!];
+  if (!idArg || !('lit' in idArg) || onRow.step.projection) return v;
+  // Another step needs the parent row itself (a step never depends on itself).
+  if (st.dependentsOf(onRow.step.id) > 0) return v;
+  if (st.steps[st.steps.length - 1] === onRow.step) st.pop();
+  return { lit: idArg.lit };
+}
+
+function paramList(cap: Capability): string {
+  return cap.params.length ? cap.params.map((p) => p.name).join(', ') : '(none)';
+}

@@ -1,0 +1,88 @@
+/**
+ * Capabilities of a source: parameters (typed, or taking the type of an entity field), the
+ * default `returns` and `id_param` of each kind, and the capability's HTTP mapping.
+ */
+import { suggestHint } from '../common/suggest.js';
+import type { Capability, CapabilityKind, Entity, JsonValue, ParamDef, Returns, TypeSpec } from './cgs.js';
+import { normalizeTypeSpec } from './normalize-entity.js';
+import { isObj, type NormalizeContext, type Obj } from './normalize-context.js';
+import { normalizeMapping, type RawMapping } from './normalize-mapping.js';
+import { isPoisoned } from './prune-invalid.js';
+import type { KeyPath, SourceData } from './source.js';
+
+/** The capability `name` as written in `f` (about `entity`, mapped by `mapping`), at CGS pointer `at`. */
+export function normalizeCapability(cx: NormalizeContext, name: string, raw: Obj, entity: Entity | undefined, mapping: RawMapping | undefined, f: SourceData, at: string): Capability {
+  const src: KeyPath = ['capabilities', name];
+  for (const k of ['kind', 'entity', 'id_param', 'returns']) cx.mark(`${at}/${k}`, f, [...src, k]);
+  cx.mark(`${at}/params`, f, [...src, 'params']);
+  const kind = raw.kind as CapabilityKind;
+  const params = normalizeParams(cx, raw.params, entity, f, [...src, 'params'], `${at}/params`);
+  const cap: Capability = {
+    name,
+    kind,
+    entity: String(raw.entity),
+    description: String(raw.description ?? ''),
+    params,
+    returns: (raw.returns as Returns | undefined) ?? defaultReturns(kind),
+    http: { method: 'GET', path: '/', query: {}, headers: {}, array_style: 'repeat', response: { path: '' } },
+  };
+  if (mapping) {
+    cap.http = normalizeMapping(cx, mapping.raw, cap, mapping.src, ['mappings', name], `${at}/http`);
+  } else if (!isPoisoned(cx.poisoned, 'mappings', name)) {
+    cx.poisoned.add(`mappings:${name}`);
+    cx.fail(at, 'missing_mapping', `capability \`${name}\` has no HTTP mapping`, `add \`${name}: GET /path\` (or an object with method and path) under \`mappings:\``);
+  }
+  const idParam = raw.id_param !== undefined ? String(raw.id_param) : defaultIdParam(kind, params, entity);
+  if (idParam !== undefined) cap.id_param = idParam;
+  return cap;
+}
+
+function normalizeParams(cx: NormalizeContext, raw: unknown, entity: Entity | undefined, f: SourceData, src: KeyPath, at: string): ParamDef[] {
+  const entries: Array<[string, unknown]> = Array.isArray(raw) ? raw.map((n) => [String(n), null]) : Object.entries(isObj(raw) ? raw : {});
+  return entries.map(([pname, spec], i) => {
+    const psrc: KeyPath = Array.isArray(raw) ? [...src, i] : [...src, pname];
+    const pat = `${at}/${i}`;
+    cx.mark(pat, f, psrc);
+    const s = isObj(spec) ? spec : {};
+    let type: TypeSpec;
+    let description = String(s.description ?? '');
+    if (typeof spec === 'string' || s.type !== undefined) {
+      type = normalizeTypeSpec(cx, spec, f, psrc, pat);
+    } else {
+      const fieldName = String(s.field ?? pname);
+      const field = entity?.fields.find((x) => x.name === fieldName);
+      if (field) {
+        const { name: _n, description: fd, ...t } = field;
+        type = t as TypeSpec;
+        if (!description) description = fd;
+      } else {
+        type = { type: 'string' };
+        if (entity && !isPoisoned(cx.poisoned, 'entities', entity.name, 'fields', fieldName)) {
+          cx.fail(pat, 'unknown_field', `parameter \`${pname}\` has no type and entity \`${entity.name}\` has no field \`${fieldName}\` to take it from`, `give it a type, for example \`${pname}: string\`, or name an existing field (${suggestHint(fieldName, entity.fields.map((x) => x.name))})`);
+        }
+      }
+    }
+    const p: ParamDef = { name: pname, description, required: s.required === true, ...type } as ParamDef;
+    if (s.required !== undefined) cx.mark(`${pat}/required`, f, [...psrc, 'required']);
+    if (s.default !== undefined) {
+      p.default = s.default as JsonValue;
+      cx.mark(`${pat}/default`, f, [...psrc, 'default']);
+    }
+    return p;
+  });
+}
+
+function defaultReturns(kind: CapabilityKind): Returns {
+  if (kind === 'query' || kind === 'search') return 'rows';
+  if (kind === 'delete') return 'none';
+  return 'row';
+}
+
+/** get/update/delete/action act on one row: the parameter named like the id field, else the only required one. */
+function defaultIdParam(kind: CapabilityKind, params: ParamDef[], entity: Entity | undefined): string | undefined {
+  if (kind === 'query' || kind === 'search' || kind === 'create') return undefined;
+  if (entity && params.some((p) => p.name === entity.id_field)) return entity.id_field;
+  const required = params.filter((p) => p.required);
+  if (kind !== 'action' && required.length === 1) return required[0]!.name;
+  return undefined;
+}

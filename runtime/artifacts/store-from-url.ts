@@ -1,0 +1,49 @@
+/**
+ * Opening the run artifact store named by `SVC_RUN_ARTIFACTS_URL`: `memory:` (or unset) or a
+ * `file:///abs/dir` directory. The one module that knows every implementation.
+ */
+import { fileURLToPath } from 'node:url';
+import { isAbsolute, parse } from 'node:path';
+import { SvcFailure, svcError } from '../../common/errors.js';
+import { FileArtifactStore } from './file-store.js';
+import { MemoryArtifactStore } from './memory-store.js';
+import type { ArtifactStore, StoreOptions } from './store.js';
+
+const SUPPORTED = 'memory: (the default when unset) or file:///absolute/dir';
+// Messages never echo the URL: object-store URLs can carry credentials.
+
+/**
+ * The store named by `url`: unset or `memory:` → memory store; `file:///abs/dir` → file store
+ * (the directory is created). Other schemes (`s3://`, ...) fail with `unsupported_store`.
+ * @example const store = await storeFromUrl(settings.url, settings);
+ */
+export async function storeFromUrl(url: string | undefined, opts: StoreOptions): Promise<ArtifactStore> {
+  const u = url?.trim();
+  if (!u) return new MemoryArtifactStore(opts);
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(u)?.[1]?.toLowerCase();
+  if (scheme === 'memory') {
+    if (!/^memory:(\/\/)?$/i.test(u)) throw failure('bad_arguments', 'SVC_RUN_ARTIFACTS_URL: a memory store takes no path or host', 'write memory: (or leave the variable unset)');
+    return new MemoryArtifactStore(opts);
+  }
+  if (scheme === 'file') return FileArtifactStore.open(fileDir(u), opts);
+  throw failure(
+    'unsupported_store',
+    scheme ? `SVC_RUN_ARTIFACTS_URL uses the scheme \`${scheme}:\`, which this build does not support` : 'SVC_RUN_ARTIFACTS_URL is not a URL with a scheme',
+    `use ${SUPPORTED}`,
+  );
+}
+
+function fileDir(u: string): string {
+  let dir: string | undefined;
+  try {
+    if (u.toLowerCase().startsWith('file://')) dir = fileURLToPath(u);
+  } catch { /* reported below */ }
+  if (!dir || !isAbsolute(dir) || parse(dir).root === dir) {
+    throw failure('bad_arguments', 'SVC_RUN_ARTIFACTS_URL: the file URL does not name an absolute local directory', 'write file:///absolute/dir (three slashes; no host, no relative path, not the filesystem root)');
+  }
+  return dir;
+}
+
+function failure(code: 'bad_arguments' | 'unsupported_store', message: string, hint: string): SvcFailure {
+  return new SvcFailure([svcError(code, message, { hint })]);
+}

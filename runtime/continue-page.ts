@@ -1,0 +1,54 @@
+/**
+ * Continuing a paginated result (what a `pgN` handle holds): rows buffered beyond the program's
+ * limit first, then the next vendor page from the stored cursor. Never throws for a vendor failure.
+ */
+import { svcError, type SvcError } from '../common/errors.js';
+import type { Entity } from '../pack/cgs.js';
+import type { Registry } from '../pack/registry.js';
+import { checkSecrets } from './auth.js';
+import { RunAbort } from './call.js';
+import { project, type Row } from './decode.js';
+import { budgetOf, callContext, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
+import { fetchRows, type Fetched, type PageState } from './fetch-rows.js';
+
+/** Continue a paginated result: fetch the next page described by `state`. */
+export async function continuePage(state: PageState, registry: Registry, opts: ExecuteOptions = {}): Promise<{ rows: Row[]; total?: number; page?: PageState; error?: SvcError }> {
+  const entry = registry.get(state.api);
+  const cap = registry.capability(state.api, state.capability);
+  if (!entry || !cap || entry.cgs_hash !== state.cgs_hash) {
+    return { rows: [], error: svcError('catalog_mismatch', `the catalog ${state.api} changed since this page handle was minted`, { hint: 'run the program again' }) };
+  }
+  const entity: Entity = registry.entity(state.api, cap.entity)!;
+  const env = opts.env ?? process.env;
+  const missing = checkSecrets(entry.entry_id, entry.cgs.auth, env);
+  if (missing) return { rows: [], error: missing };
+  if (state.buffer?.length) {
+    // Rows the vendor sent beyond the program's limit come first; the vendor cursor is unchanged.
+    const { buffer, ...rest } = state;
+    const out: { rows: Row[]; total?: number; page?: PageState } = { rows: project(buffer, state.projection) };
+    if (state.total !== undefined) out.total = state.total;
+    if (!state.last) out.page = { ...rest, fetched: state.fetched + buffer.length };
+    return out;
+  }
+  if (state.last) return { rows: [] };
+  const ctx = callContext(opts, env);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new RunAbort('deadline_exceeded')), opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs);
+  const onCancel = () => controller.abort(new RunAbort('cancelled'));
+  if (opts.signal?.aborted) onCancel();
+  opts.signal?.addEventListener('abort', onCancel, { once: true });
+  let f: Fetched;
+  try {
+    const budget = budgetOf(opts);
+    f = await fetchRows(ctx, entry, entity, cap, state.values, { from: state.cursor, size: state.size, fetchedBefore: state.fetched, signal: controller.signal, ...(budget ? { budget } : {}) });
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onCancel);
+  }
+  const out: { rows: Row[]; total?: number; page?: PageState; error?: SvcError } = { rows: project(f.rows, state.projection) };
+  if (f.error) out.error = f.error;
+  const total = f.total ?? state.total;
+  if (total !== undefined) out.total = total;
+  if (f.next) out.page = { ...state, cursor: f.next, fetched: state.fetched + f.rows.length, ...(total !== undefined ? { total } : {}) };
+  return out;
+}

@@ -1,0 +1,36 @@
+/** What running a plan answers: each step's result, the returned rows and every error. */
+import type { SvcError } from '../common/errors.js';
+import type { Row } from './decode.js';
+import type { PageState } from './fetch-rows.js';
+import type { RunStatus, StepPhase } from './progress.js';
+
+export interface StepResult {
+  id: string;
+  status: StepPhase;
+  rows: Row[];
+  total?: number;
+  page?: PageState;
+  error?: SvcError;
+  calls: number;
+  pages: number;
+  ms: number;
+}
+
+export interface ReturnedRows {
+  step: string;
+  /** `api:Entity` */
+  entity: string;
+  rows: Row[];
+  total?: number;
+  /** Present when the vendor has more pages: the server puts it behind a `pgN` handle. */
+  page?: PageState;
+}
+
+export interface RunResult {
+  status: RunStatus;
+  steps: Record<string, StepResult>;
+  returns: ReturnedRows[];
+  /** Every step error, each with `path` `/steps/<id>`. */
+  errors: SvcError[];
+  elapsed_ms: number;
+}

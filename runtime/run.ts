@@ -1,0 +1,168 @@
+/**
+ * One run of a plan: steps start in dependency order (independent steps concurrently, bounded by
+ * the limiter), a failed dependency skips its dependents, cancellation and the overall deadline
+ * abort what is in flight, and progress events report each phase. Never throws for a vendor failure.
+ */
+import { svcError, type SvcError } from '../common/errors.js';
+import type { Registry, RegistryEntry } from '../pack/registry.js';
+import type { Plan, PlanStep } from '../compiler/plan.js';
+import { BACKGROUND_DEADLINE_HINT, DEADLINE_HINT, RunAbort, type CallContext } from './call.js';
+import { project, type Row } from './decode.js';
+import { budgetOf, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
+import { fetchRows, type CallBudget, type Fetched, type PageState } from './fetch-rows.js';
+import { limiter, type Limiter } from './limiter.js';
+import { coalesceProgress, type RunStatus, type StepPhase } from './progress.js';
+import type { Values } from './request.js';
+import type { ReturnedRows, RunResult, StepResult } from './run-result.js';
+import { valueSets } from './value-sets.js';
+
+/** One execution of a checked plan (`executePlan` builds it after its checks); `execute()` answers the RunResult. */
+export class Run {
+  private readonly results = new Map<string, StepResult>();
+  private readonly controller = new AbortController();
+  private readonly progress;
+  private readonly limit: Limiter;
+  private readonly budget: CallBudget | undefined;
+
+  constructor(
+    private readonly plan: Plan,
+    private readonly registry: Registry,
+    private readonly entries: Map<string, RegistryEntry>,
+    private readonly ctx: CallContext,
+    private readonly opts: ExecuteOptions,
+    private readonly started: number,
+  ) {
+    this.progress = coalesceProgress((e) => opts.onProgress?.(e), opts.progressIntervalMs);
+    this.limit = limiter(opts.concurrency ?? RUNTIME_DEFAULTS.concurrency);
+    this.budget = budgetOf(opts);
+  }
+
+  private elapsed(): number {
+    return this.ctx.now() - this.started;
+  }
+
+  async execute(): Promise<RunResult> {
+    const outer = this.opts.signal;
+    const onCancel = () => this.controller.abort(new RunAbort('cancelled'));
+    if (outer?.aborted) onCancel();
+    outer?.addEventListener('abort', onCancel, { once: true });
+    const deadline = setTimeout(() => this.controller.abort(new RunAbort('deadline_exceeded', this.opts.background ? BACKGROUND_DEADLINE_HINT : DEADLINE_HINT)), this.opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs);
+    deadline.unref?.();
+    this.progress.push({ kind: 'start', phase: 'started', pages: 0, rows: 0, calls: 0, elapsed_ms: 0 });
+    try {
+      await this.schedule();
+    } finally {
+      clearTimeout(deadline);
+      outer?.removeEventListener('abort', onCancel);
+    }
+    return this.finish();
+  }
+
+  /** Start every step whose dependencies are done; a failed dependency skips its dependents. */
+  private async schedule(): Promise<void> {
+    const running = new Map<string, Promise<void>>();
+    const waiting = new Set(this.plan.steps.map((s) => s.id));
+    while (waiting.size || running.size) {
+      for (const s of this.plan.steps) {
+        if (!waiting.has(s.id)) continue;
+        const deps = s.depends_on.map((d) => this.results.get(d));
+        if (this.controller.signal.aborted) {
+          waiting.delete(s.id);
+          const reason = this.controller.signal.reason instanceof RunAbort ? this.controller.signal.reason : undefined;
+          this.record(s, reason?.code === 'deadline_exceeded'
+            ? { status: 'failed', error: svcError('deadline_exceeded', `step ${s.id} did not start: the run passed its deadline`, { hint: reason.hint }) }
+            : { status: 'cancelled', error: svcError('cancelled', `step ${s.id} did not start: the run was cancelled`, { hint: 'completed steps are reported' }) });
+        } else if (deps.some((d) => d && d.status !== 'done')) {
+          waiting.delete(s.id);
+          const failed = s.depends_on.find((d) => this.results.get(d)?.status !== 'done');
+          this.record(s, { status: 'skipped', error: svcError('step_skipped', `step ${s.id} did not run because ${failed} did not complete`, { hint: `fix the error of ${failed} first` }) });
+        } else if (deps.every((d) => d?.status === 'done')) {
+          waiting.delete(s.id);
+          running.set(s.id, this.runStep(s).finally(() => running.delete(s.id)));
+        }
+      }
+      if (running.size) await Promise.race(running.values());
+      else if (waiting.size) break; // unreachable for a valid DAG; avoids a spin on a malformed one
+    }
+  }
+
+  private record(s: PlanStep, r: Partial<StepResult> & { status: StepPhase }): void {
+    const full: StepResult = { id: s.id, rows: [], calls: 0, pages: 0, ms: 0, ...r };
+    this.results.set(s.id, full);
+    this.progress.push({ kind: 'step', step: s.id, phase: full.status, pages: full.pages, rows: full.rows.length, calls: full.calls, elapsed_ms: this.elapsed() });
+  }
+
+  private async runStep(s: PlanStep): Promise<void> {
+    const t0 = this.ctx.now();
+    const entry = this.entries.get(s.api)!;
+    const cap = this.registry.capability(s.api, s.capability)!;
+    const entity = this.registry.entity(s.api, s.entity)!;
+    this.progress.push({ kind: 'step', step: s.id, phase: 'running', pages: 0, rows: 0, calls: 0, elapsed_ms: this.elapsed() });
+    const calls = valueSets(s, cap, this.results);
+    if ('error' in calls) return this.record(s, { status: 'failed', error: calls.error, ms: this.ctx.now() - t0 });
+    let pages = 0, callCount = 0, rowCount = 0;
+    // Rows of a fan-out are kept in source order, whatever order the calls finish in.
+    const parts: Row[][] = calls.sets.map(() => []);
+    let total: number | undefined;
+    let page: PageState | undefined;
+    let error: SvcError | undefined;
+    await Promise.all(calls.sets.map((values, i) => this.limit(async () => {
+      if (error) return;
+      const f = await fetchRows(this.ctx, entry, entity, cap, values, {
+        ...(s.limit !== undefined ? { limit: s.limit } : {}),
+        ...(this.budget ? { budget: this.budget } : {}),
+        signal: this.controller.signal,
+        onPage: (n, p, c) => this.progress.push({ kind: 'step', step: s.id, phase: 'running', pages: pages + p, rows: rowCount + n, calls: callCount + c, elapsed_ms: this.elapsed() }),
+      });
+      pages += f.pages;
+      callCount += f.calls;
+      rowCount += f.rows.length;
+      parts[i] = f.rows;
+      if (f.error) { error ??= f.error; return; }
+      if (calls.sets.length === 1) {
+        if (f.total !== undefined) total = f.total;
+        if (f.next || f.leftover?.length) page = pageState(s, values, f);
+      }
+    })));
+    const rows = parts.flat();
+    const status: StepPhase = error ? (error.code === 'cancelled' ? 'cancelled' : 'failed') : 'done';
+    this.record(s, { status, rows, calls: callCount, pages, ms: this.ctx.now() - t0, ...(error ? { error } : {}), ...(total !== undefined ? { total } : {}), ...(page ? { page } : {}) });
+  }
+
+  private finish(): RunResult {
+    const steps: Record<string, StepResult> = {};
+    const errors: SvcError[] = [];
+    for (const s of this.plan.steps) {
+      const r = this.results.get(s.id) ?? { id: s.id, status: 'cancelled' as const, rows: [], calls: 0, pages: 0, ms: 0 };
+      steps[s.id] = r;
+      if (r.error) errors.push({ ...r.error, path: `/steps/${s.id}` });
+    }
+    const returns: ReturnedRows[] = this.plan.return.map((id) => {
+      const s = this.plan.steps.find((x) => x.id === id)!;
+      const r = steps[id]!;
+      const out: ReturnedRows = { step: id, entity: `${s.api}:${s.entity}`, rows: project(r.rows, s.projection) };
+      if (r.total !== undefined) out.total = r.total;
+      if (r.page) out.page = r.page;
+      return out;
+    });
+    const aborted = this.controller.signal.reason instanceof RunAbort ? this.controller.signal.reason.code : undefined;
+    const status: RunStatus = aborted === 'cancelled' ? 'cancelled' : errors.length ? 'failed' : 'succeeded';
+    const elapsed = this.elapsed();
+    this.progress.push({ kind: 'end', phase: status, pages: sum(steps, 'pages'), rows: returns.reduce((n, r) => n + r.rows.length, 0), calls: sum(steps, 'calls'), elapsed_ms: elapsed });
+    this.progress.close();
+    return { status, steps, returns, errors, elapsed_ms: elapsed };
+  }
+}
+
+function pageState(s: PlanStep, values: Values, f: Fetched): PageState {
+  const state: PageState = { api: s.api, cgs_hash: s.cgs_hash, capability: s.capability, values, cursor: f.next ?? {}, size: f.size ?? f.rows.length, fetched: f.rows.length };
+  if (f.total !== undefined) state.total = f.total;
+  if (s.projection) state.projection = s.projection;
+  if (f.leftover?.length) state.buffer = f.leftover;
+  if (!f.next) state.last = true;
+  return state;
+}
+
+function sum(steps: Record<string, StepResult>, k: 'pages' | 'calls'): number {
+  return Object.values(steps).reduce((n, s) => n + s[k], 0);
+}
