@@ -35,7 +35,7 @@ export function parseBackendFlags(flags: string[] = []): Record<string, string> 
 }
 
 /** Load catalogs as the flags say; exactly one of --catalog-dir and --schema is required. */
-export async function loadFromFlags(flags: CatalogFlags, extra: Omit<LoadOptions, 'backendOverrides'> = {}): Promise<LoadResult> {
+export async function loadFromFlags(flags: CatalogFlags, extra: LoadOptions = {}): Promise<LoadResult> {
   if (!flags.catalogDir === !flags.schema) {
     throw new SvcFailure([svcError('bad_arguments', flags.catalogDir ? '--catalog-dir and --schema are mutually exclusive' : 'give --catalog-dir <dir> or --schema <path>', { hint: 'for example: --catalog-dir catalogs (a directory written by `svc pack --out catalogs`)' })]);
   }

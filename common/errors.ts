@@ -145,6 +145,7 @@ export const CODES = {
   too_many_operations: { status: 429, about: 'the per-session cap of running operations is reached' },
   operation_not_on_replica: { status: 400, about: 'the operation runs on another replica' },
   unknown_run: { status: 404, about: 'no stored run artifact with this id in the session' },
+  run_not_stored: { status: 200, about: 'a warning: the run completed but its artifact could not be stored' },
   auth_required: { status: 401, about: 'a control-plane or inbound credential is missing' },
   forbidden: { status: 403, about: 'the credential is wrong or does not reach this resource' },
   reload_unavailable: { status: 409, about: 'catalog reload needs a server started with --catalog-dir' },

@@ -21,7 +21,7 @@ export interface CallContext {
 }
 
 /** The hint of a waited run's `deadline_exceeded`. */
-export const DEADLINE_HINT = 'narrow the program, or run it in the background (wait=false)';
+export const DEADLINE_HINT = 'narrow the program, or run it in the background';
 /** The hint of a background run's `deadline_exceeded`: it is in the background already. */
 export const BACKGROUND_DEADLINE_HINT = 'narrow the program (filters, a smaller limit=, fewer statements), or split it into several runs';
 

@@ -86,7 +86,7 @@ function resolveLink(link: string, base: string): string {
 
 function budgetExceeded(budget: CallBudget, entry: RegistryEntry, cap: Capability): SvcError {
   return svcError('call_budget_exceeded', `the run used its budget of ${budget.max} vendor calls; ${entry.entry_id} ${cap.name} (${cap.http.method} ${cap.http.path}) was not called`, {
-    hint: 'narrow the program (filters, a smaller limit=, fewer statements), or dry-run it (mode=plan) and run it with its pcN to accept the calls it needs',
+    hint: 'narrow the program (filters, a smaller limit=, fewer statements), or dry-run it and run it with its pcN to accept the calls it needs',
   });
 }
 

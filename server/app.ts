@@ -11,9 +11,10 @@ import { SILENT, type Logger } from '../common/log.js';
 import type { ArtifactStore } from '../runtime/artifacts/index.js';
 import type { ExecuteOptions } from '../runtime/execute.js';
 import { ExecuteService } from './execute/service.js';
-import { SessionStore } from './execute/session.js';
+import { MemorySessionRepository } from './execute/memory-repository.js';
+import type { SessionRepository } from './execute/repository.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
-import { negotiate } from './http/format.js';
+import { negotiate } from './http/negotiate.js';
 import { canonicalPath, Router } from './http/router.js';
 import { sendErrors, sendFormattedErrors, sendJson } from './http/respond.js';
 import { catalogRoutes } from './routes/catalog.js';
@@ -40,11 +41,13 @@ export interface AppOptions {
   auth?: InboundAuth;
   /** The operator log: unexpected failures (never sent to clients), client aborts, background failures. */
   logger?: Logger;
+  /** Where sessions live (default: this process's memory, with the session limits). */
+  sessions?: SessionRepository;
 }
 
 export class SvcApp {
   registry: Registry;
-  readonly sessions: SessionStore;
+  readonly sessions: SessionRepository;
   readonly service: ExecuteService;
   readonly router = new Router();
   private readonly started: number;
@@ -52,6 +55,8 @@ export class SvcApp {
   private readonly principals = new WeakMap<IncomingMessage, Principal>();
   readonly logger: Logger;
   readonly limits: Limits;
+  /** Requests that failed so far: numbers the request ids of log lines and error answers. */
+  private requests = 0;
 
   constructor(private readonly opts: AppOptions) {
     const now = opts.now ?? Date.now;
@@ -60,11 +65,11 @@ export class SvcApp {
     this.logger = opts.logger ?? SILENT;
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.auth = opts.auth ?? new InboundAuth({ mode: 'off' });
-    this.sessions = new SessionStore(now, { maxSessions: this.limits.maxSessions, maxSessionsPerTenant: this.limits.maxSessionsPerTenant });
+    this.sessions = opts.sessions ?? new MemorySessionRepository({ maxSessions: this.limits.maxSessions, maxSessionsPerTenant: this.limits.maxSessionsPerTenant }, now);
     this.service = new ExecuteService({ registry: () => this.registry, sessions: this.sessions, artifacts: opts.artifacts, runtime: opts.runtime ?? {}, now, limits: this.limits, logger: this.logger });
-    this.router.add('GET', '/v1/health', (_req, res) => sendJson(res, 200, this.health(now)));
+    this.router.add('GET', '/v1/health', async (_req, res) => sendJson(res, 200, await this.health(now)));
     catalogRoutes(this.router, () => this.registry);
-    executeRoutes(this.router, { service: this.service, sessions: this.sessions, registry: () => this.registry, tenant: (req) => this.principal(req).tenant });
+    executeRoutes(this.router, { service: this.service, tenant: (req) => this.principal(req).tenant });
     this.router.add('GET', '/v1/incoming-auth/context', (req, res) => {
       const p = this.principal(req);
       sendJson(res, 200, { mode: this.auth.mode, authenticated: p.method !== 'anonymous', method: p.method, subject: p.subject ?? null, tenant_id: p.method === 'anonymous' ? null : p.tenant });
@@ -93,23 +98,25 @@ export class SvcApp {
       }
       await m.handler(req, res, m.params, url);
     } catch (e) {
+      const where = { req: requestId(req, ++this.requests), method: req.method, path: shortPath(url.pathname) };
       if (!(e instanceof SvcFailure) && clientGone(req, e)) {
         // Not a failure of ours: the client hung up or node's request timeout ended the upload.
-        this.logger.info(`client closed the connection during ${req.method} ${shortPath(url.pathname)} (${(e as NodeJS.ErrnoException)?.code ?? 'aborted'})`);
+        this.logger.info(`client closed the connection during ${req.method} ${where.path} (${(e as NodeJS.ErrnoException)?.code ?? 'aborted'})`, where);
         return;
       }
-      const errors: SvcError[] = e instanceof SvcFailure ? e.errors : [svcError('internal_error', 'the server failed on this request', { hint: 'this is a bug in svc; the server log has the details' })];
-      if (!(e instanceof SvcFailure)) this.logger.error(`internal error on ${req.method} ${shortPath(url.pathname)}: ${(e as Error)?.stack ?? String(e)}`);
+      const errors: SvcError[] = e instanceof SvcFailure ? e.errors : [svcError('internal_error', 'the server failed on this request', { hint: `this is a bug in svc; the server log has the details (request ${where.req})` })];
+      if (!(e instanceof SvcFailure)) this.logger.error(`internal error on ${req.method} ${where.path}: ${(e as Error)?.stack ?? String(e)}`, where);
       // The rest of a body over the limit is never read: the connection cannot be reused.
-      answerErrors(req, res, url, errors, errors[0]?.code === 'body_too_large' ? { connection: 'close' } : {});
+      const headers: Record<string, string> = { 'x-request-id': where.req, ...(errors[0]?.code === 'body_too_large' ? { connection: 'close' } : {}) };
+      answerErrors(req, res, url, errors, headers);
     }
   };
 
   /** GET /v1/health: what the process holds against its budgets. */
-  private health(now: () => number): Record<string, unknown> {
-    this.sessions.sweep();
+  private async health(now: () => number): Promise<Record<string, unknown>> {
+    await this.sessions.sweep();
     return {
-      status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: this.sessions.size, uptime_s: Math.round((now() - this.started) / 1000),
+      status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: await this.sessions.size(), uptime_s: Math.round((now() - this.started) / 1000),
       operations: { running: this.service.background.runningCount, max: this.limits.maxRunningOps },
       plan_cache: this.service.plans.stats(),
       artifacts: this.opts.artifacts.stats(),
@@ -138,15 +145,19 @@ export class SvcApp {
     if (!this.opts.catalogDir) throw new SvcFailure([svcError('reload_unavailable', 'this server was started with --schema: there is no catalog directory to reload', { hint: 'start it with --catalog-dir <dir> to reload catalogs without a restart' })]);
     const dir = this.opts.catalogDir;
     const before = this.registry;
+    this.logger.info('catalog reload requested', { dir: '<catalog-dir>' });
     // An entry whose artifacts went bad keeps the version in force (`kept`); see loadCatalogDir.
     const loaded = await loadCatalogDir(dir, { ...this.opts.loadOptions, previous: before });
     const problems = loaded.problems.map((p) => withoutDir(p, dir));
     if (loaded.registry.size === 0) throw new SvcFailure(problems.length ? problems : [svcError('catalog_dir_empty', 'the catalog directory holds no loadable catalog', { hint: 'the previous catalogs stay loaded' })]);
     this.registry = loaded.registry;
+    const changed = loaded.registry.list().filter((e) => before.get(e.entry_id)?.cgs_hash !== e.cgs_hash).map((e) => e.entry_id);
+    const removed = before.list().filter((e) => !loaded.registry.get(e.entry_id)).map((e) => e.entry_id);
+    this.logger.info('catalogs reloaded', { entries: loaded.registry.size, changed, removed, kept: loaded.kept, problems: problems.map((p) => p.code) });
     sendJson(res, 200, {
       reloaded: true,
       entries: loaded.registry.list().map((e) => ({ entry_id: e.entry_id, version: e.version, cgs_hash: e.cgs_hash, changed: before.get(e.entry_id)?.cgs_hash !== e.cgs_hash })),
-      removed: before.list().filter((e) => !loaded.registry.get(e.entry_id)).map((e) => e.entry_id),
+      removed,
       kept: loaded.kept,
       problems: problems.map((p) => ({ code: p.code, message: p.message, ...(p.file ? { file: p.file.split(/[\\/]/).pop() } : {}) })),
     });
@@ -184,6 +195,12 @@ function withoutDir(e: SvcError, dir: string): SvcError {
 function clientGone(req: IncomingMessage, e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException | null)?.code;
   return req.destroyed || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (e as Error | null)?.message === 'aborted';
+}
+
+/** The id of a request in log lines and error answers: the client's `x-request-id` when it is a short token, else `r<n>`. */
+function requestId(req: IncomingMessage, n: number): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : `r${n}`;
 }
 
 /** A request path as a log line shows it: at most 200 characters. */

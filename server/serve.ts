@@ -63,6 +63,7 @@ export async function listen(app: SvcApp, port = DEFAULT_PORT, host = DEFAULT_HO
     server,
     close: async (graceMs = SHUTDOWN_GRACE_MS) => {
       stopping = true;
+      app.logger.info('stopping: no new connections; running work gets the grace', { grace_ms: graceMs, requests: active.size, operations: app.service.background.runningCount });
       for (const res of active) if (!res.headersSent) res.setHeader('connection', 'close');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -71,12 +72,15 @@ export async function listen(app: SvcApp, port = DEFAULT_PORT, host = DEFAULT_HO
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all([noActive(), app.idle()]), new Promise<void>((r) => { timer = setTimeout(r, graceMs - settleMs); })]);
       clearTimeout(timer);
+      const left = app.service.background.runningCount;
+      if (left || active.size) app.logger.warn('grace over: cancelling what still runs', { operations: left, requests: active.size });
       await app.cancelRunning(settleMs);
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), settleMs);
       force.unref();
       await closed;
       clearTimeout(force);
+      app.logger.info('stopped');
     },
   };
 }

@@ -3,7 +3,7 @@
  * vendor, serve them with `svc serve` pointed at it, open a session and print curl lines that
  * work when pasted.
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,13 +13,8 @@ import { startDemoVendor } from '../demo-vendor.js';
 import { teachabilityCheck } from '../../compiler/teachable.js';
 import { packageRoot } from '../package-root.js';
 import { DEFAULT_PORT } from '../../server/serve.js';
-
-/** A TCP port number from a command-line value (a usage error otherwise). */
-export function parsePort(v: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
-  return n;
-}
+import { parsePort } from '../parse-port.js';
+import { startServe, untilSignal } from './serve.js';
 
 /** The authored catalogs bundled with svc (directories under fixtures/catalogs). */
 export async function bundledCatalogSources(): Promise<string[]> {
@@ -45,7 +40,6 @@ export function demoCommand(): Command {
           await writeArtifacts(compiled.cgs, compiled.cgs_hash!, out);
           ids.push(compiled.cgs.entry_id);
         }
-        const { startServe, untilSignal } = await import('./serve.js');
         const flags = { catalogDir: out, backend: ids.map((id) => `${id}=${vendor.url}`), port: opts.port, host: '127.0.0.1', http: true };
         const running = await startServe(flags, process.env).catch(async (e: NodeJS.ErrnoException) => {
           if (e?.code !== 'EADDRINUSE' || opts.port === 0) throw e;
@@ -53,7 +47,7 @@ export function demoCommand(): Command {
           return startServe({ ...flags, port: 0 }, process.env);
         });
         const base = running.listening.url;
-        const session = running.app.service.open({ entry_id: 'brewery', intent: 'demo' }, '');
+        const session = await running.app.service.open({ entry_id: 'brewery', intent: 'demo' }, '');
         const ph = session.extra!.prompt_hash as string;
         const sid = session.extra!.session as string;
         process.stdout.write([

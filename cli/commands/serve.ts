@@ -1,7 +1,8 @@
 /** `svc serve`: the HTTP surface over the loaded catalogs (MCP surface: see --mcp). */
 import { Command, Option } from 'commander';
 import { svcError, SvcFailure } from '../../common/errors.js';
-import { lineLogger, type Logger } from '../../common/log.js';
+import { LOG_LEVELS, type Logger, type LogLevel } from '../../common/log.js';
+import { createLogger } from '../../server/logger.js';
 import { SvcApp } from '../../server/app.js';
 import { limitsFromEnv } from '../../server/limits.js';
 import { listen, DEFAULT_HOST, DEFAULT_PORT, type Listening } from '../../server/serve.js';
@@ -9,7 +10,7 @@ import { artifactSettingsFromEnv, storeFromUrl } from '../../runtime/artifacts/i
 import { teachabilityCheck } from '../../compiler/teachable.js';
 import { addCatalogOptions, loadFromFlags, parseBackendFlags, reportProblems, type CatalogFlags } from '../catalog-options.js';
 import { describeRegistry } from './catalogs.js';
-import { parsePort } from './demo.js';
+import { parsePort } from '../parse-port.js';
 import { inboundAuthFromEnv } from '../../server/auth/inbound.js';
 
 interface ServeFlags extends CatalogFlags { http?: boolean; mcp?: boolean; port: number; host: string }
@@ -64,16 +65,18 @@ export async function startServe(flags: ServeFlags, env: Record<string, string |
   if (flags.mcp && !flags.http) throw new SvcFailure([svcError('bad_arguments', 'the MCP surface is not part of this build yet', { hint: 'serve HTTP: leave out --mcp (or add --http)' })]);
   const logger = loggerFromEnv(env);
   const limits = limitsFromEnv(env);
-  const loaded = await loadFromFlags(flags);
+  // The first load and every reload read the same settings (backend overrides, SVC_BACKEND_URL_*, checks).
+  const loadOptions = { extraChecks: [teachabilityCheck], backendOverrides: parseBackendFlags(flags.backend), env };
+  const loaded = await loadFromFlags(flags, loadOptions);
   reportProblems(loaded);
   if (loaded.registry.size === 0) throw new SvcFailure([svcError('catalog_dir_empty', 'no catalog could be loaded', { hint: 'pack catalogs with `svc pack <src> --out <dir>` and pass --catalog-dir <dir>' })]);
   const auth = await inboundAuthFromEnv(env);
   const settings = artifactSettingsFromEnv(env);
-  const artifacts = await storeFromUrl(settings.url, settings);
+  const artifacts = await storeFromUrl(settings.url, { ...settings, logger });
   const app = new SvcApp({
     registry: loaded.registry,
     ...(flags.catalogDir ? { catalogDir: flags.catalogDir } : {}),
-    loadOptions: { extraChecks: [teachabilityCheck], backendOverrides: parseBackendFlags(flags.backend), env },
+    loadOptions,
     artifacts,
     runtime: { env },
     limits,
@@ -82,18 +85,20 @@ export async function startServe(flags: ServeFlags, env: Record<string, string |
     logger,
   });
   out(`loaded ${loaded.registry.size} catalog${loaded.registry.size === 1 ? '' : 's'}:\n${describeRegistry(loaded.registry)}`);
+  logger.info('catalogs loaded', { entries: loaded.registry.list().map((e) => `${e.entry_id} v${e.version} ${e.cgs_hash.slice(0, 12)}`), problems: loaded.problems.map((p) => p.code) });
   const listening = await listen(app, flags.port, flags.host);
+  logger.info('listening', { url: listening.url, auth: auth.mode });
   out(`inbound auth: ${auth.mode}${auth.mode === 'off' ? '' : ` (${[auth.config.jwtSecret ? 'JWT HS256' : '', auth.config.apiKeys ? `${auth.config.apiKeys.length} API keys` : ''].filter(Boolean).join(', ')})`}\n`);
   out(`svc HTTP listening on ${listening.url}\n`);
   if (flags.mcp) out('note: the MCP surface is not part of this build yet; only the HTTP routes answer\n');
   return { listening, app, stop: async () => { await listening.close(limits.shutdownGraceMs); await artifacts.close(); } };
 }
 
-/** SVC_LOG_LEVEL (debug, info, warn, error; default info): lines on stderr. */
+/** SVC_LOG_LEVEL (debug, info, warn, error; default info): JSON lines on stderr, pretty on a terminal. */
 export function loggerFromEnv(env: Record<string, string | undefined>): Logger {
   const level = (env.SVC_LOG_LEVEL ?? '').trim() || 'info';
-  if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new SvcFailure([svcError('bad_arguments', `SVC_LOG_LEVEL=${JSON.stringify(level.slice(0, 20))} is not debug, info, warn or error`, { hint: 'unset it for info' })]);
-  return lineLogger((l) => process.stderr.write(l + '\n'), level);
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new SvcFailure([svcError('bad_arguments', `SVC_LOG_LEVEL=${JSON.stringify(level.slice(0, 20))} is not debug, info, warn or error`, { hint: 'unset it for info' })]);
+  return createLogger({ level: level as LogLevel });
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */

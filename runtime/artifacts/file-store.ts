@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../common/canonical.js';
 import { isArtifactId, SNAPSHOT_FORMAT, type RunSnapshot } from './snapshot.js';
 import type { ArtifactStore, StoreOptions, StoreStats } from './store.js';
+import type { Logger } from '../../common/log.js';
 
 /** setInterval cannot wait longer than this (larger values fire after 1 ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -27,6 +28,7 @@ function errCode(e: unknown): string | undefined {
 
 export class FileArtifactStore implements ArtifactStore {
   private readonly retentionMs: number;
+  private readonly logger: Logger | undefined;
   private readonly now: () => number;
   /** Temp files of puts in progress in this process: never collected. */
   private readonly writing = new Set<string>();
@@ -34,6 +36,7 @@ export class FileArtifactStore implements ArtifactStore {
   private collecting = false;
 
   private constructor(readonly dir: string, opts: StoreOptions) {
+    this.logger = opts.logger;
     this.retentionMs = opts.retentionSecs * 1000;
     this.now = opts.now ?? Date.now;
     this.timer = setInterval(() => this.tick(), Math.min(MAX_TIMER_MS, opts.gcIntervalSecs * 1000));
@@ -146,7 +149,9 @@ export class FileArtifactStore implements ArtifactStore {
     if (this.collecting) return;
     this.collecting = true;
     this.gc()
-      .catch(() => { /* the next tick tries again; a GC failure never takes the process down */ })
+      .then((removed) => this.logger?.debug('artifact gc pass', { store: 'file', removed }))
+      // The next tick tries again; a GC failure never takes the process down.
+      .catch((e: unknown) => this.logger?.warn('artifact gc pass failed', { store: 'file', error: (e as NodeJS.ErrnoException)?.code ?? String(e) }))
       .finally(() => { this.collecting = false; });
   }
 

@@ -1,13 +1,12 @@
 /**
- * Run artifact stores: a small interface, one implementation per file (memory, file), and the
- * settings that choose one (`SVC_RUN_ARTIFACTS_URL`, retention, GC interval).
+ * Run artifact stores: the small interface every implementation (memory-store.ts, file-store.ts)
+ * satisfies, and the settings that choose one (`SVC_RUN_ARTIFACTS_URL`, retention, GC interval,
+ * memory budget). The factory that opens a store from its URL is store-from-url.ts, so the
+ * implementations can import this module without a cycle.
  */
-import { fileURLToPath } from 'node:url';
-import { isAbsolute, parse } from 'node:path';
 import { SvcFailure, svcError, type SvcError } from '../../common/errors.js';
 import type { RunSnapshot } from './snapshot.js';
-import { MemoryArtifactStore } from './memory-store.js';
-import { FileArtifactStore } from './file-store.js';
+import type { Logger } from '../../common/log.js';
 
 /**
  * Where run snapshots live. Ids are content-addressed (`pr` + 64 hex), so `put` of the same
@@ -47,6 +46,8 @@ export interface StoreOptions {
   now?: () => number;
   /** Memory store only: bytes of snapshots held at most (default `DEFAULT_MEMORY_MAX_BYTES`). */
   memoryMaxBytes?: number;
+  /** Where GC passes are logged (default: nowhere). */
+  logger?: Logger;
 }
 
 export interface ArtifactSettings extends StoreOptions {
@@ -58,41 +59,6 @@ export const DEFAULT_RETENTION_SECS = 7 * 24 * 60 * 60;
 export const DEFAULT_GC_INTERVAL_SECS = 300;
 /** Byte budget of the memory store (`SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES`): 256 MiB. */
 export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
-
-const SUPPORTED = 'memory: (the default when unset) or file:///absolute/dir';
-// Messages never echo the URL: object-store URLs can carry credentials.
-
-/**
- * The store named by `url`: unset or `memory:` → memory store; `file:///abs/dir` → file store
- * (the directory is created). Other schemes (`s3://`, ...) fail with `unsupported_store`.
- * @example const store = await storeFromUrl(settings.url, settings);
- */
-export async function storeFromUrl(url: string | undefined, opts: StoreOptions): Promise<ArtifactStore> {
-  const u = url?.trim();
-  if (!u) return new MemoryArtifactStore(opts);
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(u)?.[1]?.toLowerCase();
-  if (scheme === 'memory') {
-    if (!/^memory:(\/\/)?$/i.test(u)) throw failure('bad_arguments', 'SVC_RUN_ARTIFACTS_URL: a memory store takes no path or host', 'write memory: (or leave the variable unset)');
-    return new MemoryArtifactStore(opts);
-  }
-  if (scheme === 'file') return FileArtifactStore.open(fileDir(u), opts);
-  throw failure(
-    'unsupported_store',
-    scheme ? `SVC_RUN_ARTIFACTS_URL uses the scheme \`${scheme}:\`, which this build does not support` : 'SVC_RUN_ARTIFACTS_URL is not a URL with a scheme',
-    `use ${SUPPORTED}`,
-  );
-}
-
-function fileDir(u: string): string {
-  let dir: string | undefined;
-  try {
-    if (u.toLowerCase().startsWith('file://')) dir = fileURLToPath(u);
-  } catch { /* reported below */ }
-  if (!dir || !isAbsolute(dir) || parse(dir).root === dir) {
-    throw failure('bad_arguments', 'SVC_RUN_ARTIFACTS_URL: the file URL does not name an absolute local directory', 'write file:///absolute/dir (three slashes; no host, no relative path, not the filesystem root)');
-  }
-  return dir;
-}
 
 /**
  * The artifact settings of an environment: `SVC_RUN_ARTIFACTS_URL`,
@@ -120,8 +86,4 @@ function positive(env: Record<string, string | undefined>, name: string, fallbac
     return fallback;
   }
   return n;
-}
-
-function failure(code: 'bad_arguments' | 'unsupported_store', message: string, hint: string): SvcFailure {
-  return new SvcFailure([svcError(code, message, { hint })]);
 }

@@ -1,8 +1,10 @@
 /**
  * Background runs (`wait=false`): each behind a handle `oN` of its session, capped per session and
- * in all, run on their own vendor connection pool (so they can never starve synchronous reads) and
- * with their own deadline; `wait(oN)` polls, `cancel(oN)` stops, listeners (SSE) follow; at
- * shutdown the running ones are cancelled and what they did is stored.
+ * in all, run on their own vendor connection pool (so they can never starve waited reads) and with
+ * their own deadline. The descriptor of an operation lives in session state (any process can
+ * answer `wait(oN)` from it); the run itself (abort controller, listeners, promise) lives here, in
+ * the process that started it. `watch` gives a surface the current line and a subscription (SSE,
+ * MCP notifications); at shutdown the running ones are cancelled and what they did is stored.
  */
 import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
@@ -12,11 +14,13 @@ import type { ArtifactStore } from '../../runtime/artifacts/index.js';
 import { executePlan, type ExecuteOptions, type RunResult } from '../../runtime/execute.js';
 import type { Limits } from '../limits.js';
 import type { Outcome, ResultBlock } from './outcome.js';
-import { notify, opLine, progressOf, terminalSign, trimOperations, type Operation, type Sign } from './operations.js';
-import type { ExecuteSession } from './session.js';
+import { opLine, opMeta, progressOf, terminalSign, trimOperations, type OpEvent, type Sign } from './operations.js';
+import type { SessionRepository } from './repository.js';
+import { keyText, type OpDescriptor, type SessionKey, type SessionState } from './state.js';
 
 export interface BackgroundDeps {
   registry: () => Registry;
+  repo: SessionRepository;
   artifacts: ArtifactStore;
   /** Runtime options of background runs (their own pool and deadline). */
   runtime: ExecuteOptions;
@@ -24,136 +28,7 @@ export interface BackgroundDeps {
   now: () => number;
   logger: Logger;
   /** Store a finished run and mint its page handles: what a run leaves in its session. */
-  finish(s: ExecuteSession, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program: string | undefined): Promise<{ run_id: string; blocks: ResultBlock[] }>;
-}
-
-const fail = (code: SvcError['code'], message: string, hint: string): never => {
-  throw new SvcFailure([svcError(code, message, { hint })]);
-};
-
-export class Background {
-  /** Every running operation of the server. */
-  private readonly running = new Set<Operation>();
-  private idleWaiters: Array<() => void> = [];
-
-  constructor(private readonly deps: BackgroundDeps) {}
-
-  get runningCount(): number {
-    return this.running.size;
-  }
-
-  /** `too_many_operations` when the session, or the server, already runs as many operations as allowed. */
-  checkCap(s: ExecuteSession): void {
-    const cap = this.deps.limits.maxRunningOpsPerSession;
-    const mine = [...s.ops.values()].filter((o) => o.state === 'running');
-    if (mine.length >= cap) {
-      fail('too_many_operations', `this session already runs ${mine.length} operations (the cap is ${cap}): ${mine.map((o) => o.handle).join(', ')}`, `wait for them with wait(oN) or stop them with cancel(oN) first: ${mine.map((o) => `wait(${o.handle})`).join(', ')}`);
-    }
-    const total = this.deps.limits.maxRunningOps;
-    if (this.running.size >= total) {
-      const hint = mine.length ? `wait for or cancel this session's own: ${mine.map((o) => `wait(${o.handle})`).join(', ')}` : 'run it without wait=false, or try again when operations have ended';
-      fail('too_many_operations', `the server already runs ${this.running.size} background operations (the cap is ${total})`, hint);
-    }
-  }
-
-  /** Start the run behind `oN` and answer the accept line at once (the caller checked the cap). */
-  start(s: ExecuteSession, plan: Plan, commit_id: string, how: RunHow, program: string | undefined): Outcome {
-    const now = this.deps.now;
-    const handle = `o${s.nextOp++}`;
-    const startedAt = new Date(now());
-    const op: Operation = {
-      handle, state: 'running', started: now(), steps: plan.steps.length, returns: new Set(plan.return), progress: new Map(), version: 0, seen: 0,
-      controller: new AbortController(), errors: [], listeners: new Set(), done: Promise.resolve(),
-    };
-    this.running.add(op);
-    op.done = executePlan(plan, this.deps.registry(), {
-      ...this.deps.runtime, ...runOptions(how), signal: op.controller.signal,
-      onProgress: (e) => { const ev = progressOf(op, e, now()); if (ev) notify(op, ev); },
-    }).then(async (run) => {
-      const { run_id, blocks } = await this.deps.finish(s, plan, commit_id, run, startedAt, program);
-      op.run_id = run_id;
-      op.blocks = blocks.map(({ rows: _rows, ...b }, i) => ({ ...b, step: run.returns[i]!.step }));
-      op.errors = run.errors;
-      op.state = run.status;
-    }).catch((e: unknown) => {
-      this.deps.logger.error(`background run ${handle} of session ${s.prompt_hash}/${s.session} failed: ${(e as Error)?.stack ?? String(e)}`);
-      op.errors = [svcError('internal_error', 'the background run failed unexpectedly', { hint: 'this is a bug in svc; the server log has the details' })];
-      op.state = 'failed';
-    }).finally(() => {
-      op.ended = now();
-      this.running.delete(op);
-      notify(op, { kind: 'terminal', line: opLine(op, terminalSign(op.state), now()) });
-      op.listeners.clear();
-      trimOperations(s.ops, now());
-      if (this.running.size === 0) for (const w of this.idleWaiters.splice(0)) w();
-    });
-    s.ops.set(handle, op);
-    const line = opLine(op, '+', now());
-    return { status: 202, results: [], errors: [], text: line, meta: { mode: 'live', commit_id, op: opMeta(op, '+', line) } };
-  }
-
-  /** The operation `handle` of a session. */
-  find(s: ExecuteSession, handle: string): Operation {
-    trimOperations(s.ops, this.deps.now());
-    return s.ops.get(handle) ?? fail('unknown_operation_handle', `\`${handle}\` is not an operation of this session`, `operations are started with wait=false; their handles come in the accept line${s.ops.size ? `; this session has ${[...s.ops.keys()].join(', ')}` : ''}`);
-  }
-
-  /** wait(oN): a progress line while running; the rows (from the run artifact) once done. */
-  async wait(op: Operation): Promise<Outcome> {
-    if (op.state === 'running') {
-      const sign: Sign = op.version !== op.seen ? '~' : '=';
-      op.seen = op.version;
-      const line = opLine(op, sign, this.deps.now());
-      return { status: 200, results: [], errors: [], text: line, meta: { op: opMeta(op, sign, line) } };
-    }
-    return this.terminal(op);
-  }
-
-  /** cancel(oN): stop a running operation (cooperatively) and answer its terminal line. */
-  async cancel(op: Operation): Promise<Outcome> {
-    if (op.state === 'running') {
-      op.controller.abort();
-      await op.done;
-    }
-    return this.terminal(op);
-  }
-
-  private async terminal(op: Operation): Promise<Outcome> {
-    const sign = terminalSign(op.state);
-    const line = opLine(op, sign, this.deps.now());
-    const snap = op.run_id ? await this.deps.artifacts.get(op.run_id) : undefined;
-    const results: ResultBlock[] = (op.blocks ?? []).map(({ step, ...b }) => ({ ...b, rows: snap?.steps.find((x) => x.id === step)?.rows ?? [] }));
-    return { status: 200, results, errors: op.errors, text: line, meta: { op: opMeta(op, sign, line), ...(op.run_id ? { run_id: op.run_id } : {}), status: op.state, ...(op.errors[0] ? { code: op.errors[0].code } : {}) } };
-  }
-
-  /** The current line of an operation (the SSE snapshot) and whether it has ended. */
-  snapshotLine(op: Operation): { line: string; terminal: boolean } {
-    if (op.state === 'running') return { line: opLine(op, op.version ? '~' : '+', this.deps.now()), terminal: false };
-    return { line: opLine(op, terminalSign(op.state), this.deps.now()), terminal: true };
-  }
-
-  /** Resolves when no operation runs (at once when none does). */
-  idle(): Promise<void> {
-    if (this.running.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  /**
-   * Cancel every running operation and wait (at most `waitMs`) until each has ended and stored
-   * what it did; their listeners get the terminal `x` event.
-   */
-  async cancelAll(waitMs: number): Promise<void> {
-    const ops = [...this.running];
-    for (const op of ops) op.controller.abort();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(ops.map((o) => o.done)), new Promise<void>((r) => { timer = setTimeout(r, waitMs); })]);
-    clearTimeout(timer);
-  }
-}
-
-/** `_meta.svc.op`: `n` handle, `~` sign, `s` state, `l` the line, `r` run artifact id (when ended). */
-function opMeta(op: Operation, sign: Sign, line: string): Record<string, string> {
-  return { n: op.handle, '~': sign, s: op.state, l: line, ...(op.run_id ? { r: op.run_id } : {}) };
+  finish(s: SessionState, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program: string | undefined): Promise<{ run_id: string; blocks: ResultBlock[] }>;
 }
 
 /** How a live run was let through the gate: whether writes were accepted, and its call cap. */
@@ -165,4 +40,209 @@ export interface RunHow {
 /** The runtime options that `how` sets. */
 export function runOptions(how: RunHow): Pick<ExecuteOptions, 'accepted' | 'maxCalls'> {
   return { accepted: how.accepted, ...(how.maxCalls !== undefined ? { maxCalls: how.maxCalls } : {}) };
+}
+
+/** What a surface watching an operation gets: its line now, and (while it runs) its events. */
+export interface Watch {
+  line: string;
+  terminal: boolean;
+  /** Listen until the terminal event; returns the function that stops listening. */
+  subscribe(listener: (e: OpEvent) => void): () => void;
+}
+
+/** The process-local half of a running operation. */
+interface LiveOp {
+  key: SessionKey;
+  handle: string;
+  controller: AbortController;
+  listeners: Set<(e: OpEvent) => void>;
+  /** Counts of the last progress event pushed (an event that changes nothing is not pushed). */
+  notified: { counts?: string };
+  /** Progress writes, in order; the terminal write waits for them. */
+  chain: Promise<void>;
+  /** Set once the run ended: the terminal line its listeners got. */
+  terminal?: string;
+  /** Settles when the run has ended and what it did is stored. */
+  done: Promise<void>;
+}
+
+const fail = (code: SvcError['code'], message: string, hint: string): never => {
+  throw new SvcFailure([svcError(code, message, { hint })]);
+};
+
+export class Background {
+  private readonly live = new Map<string, LiveOp>();
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly deps: BackgroundDeps) {}
+
+  /** Operations running in this process. */
+  get runningCount(): number {
+    return this.live.size;
+  }
+
+  /** `too_many_operations` when the session, or the server, already runs as many operations as allowed. */
+  checkCap(s: SessionState): void {
+    const mine = [...s.ops.values()].filter((o) => o.state === 'running');
+    const cap = this.deps.limits.maxRunningOpsPerSession;
+    if (mine.length >= cap) {
+      fail('too_many_operations', `this session already runs ${mine.length} operations (the cap is ${cap}): ${mine.map((o) => o.handle).join(', ')}`, `wait for them with wait(oN) or stop them with cancel(oN) first: ${mine.map((o) => `wait(${o.handle})`).join(', ')}`);
+    }
+    const total = this.deps.limits.maxRunningOps;
+    if (this.live.size >= total) {
+      const hint = mine.length ? `wait for or cancel this session's own: ${mine.map((o) => `wait(${o.handle})`).join(', ')}` : 'run it as a waited run, or try again when operations have ended';
+      fail('too_many_operations', `the server already runs ${this.live.size} background operations (the cap is ${total})`, hint);
+    }
+  }
+
+  /** Start the run behind the next `oN` and answer the accept line at once. */
+  async start(s: SessionState, plan: Plan, commit_id: string, how: RunHow, program: string | undefined): Promise<Outcome> {
+    const { now, repo } = this.deps;
+    const startedAt = new Date(now());
+    const desc = await repo.update(s, (st) => {
+      this.checkCap(st); // again, inside the transaction: two concurrent starts cannot both pass it
+      trimOperations(st.ops, now());
+      const d: OpDescriptor = { handle: `o${++st.counters.o}`, state: 'running', started: now(), steps: plan.steps.length, returns: [...plan.return], progress: {}, version: 0, seen: 0, errors: [] };
+      st.ops.set(d.handle, d);
+      return { ...d };
+    });
+    const op: LiveOp = { key: { prompt_hash: s.prompt_hash, session: s.session }, handle: desc.handle, controller: new AbortController(), listeners: new Set(), notified: {}, chain: Promise.resolve(), done: Promise.resolve() };
+    this.live.set(liveKey(op.key, op.handle), op);
+    op.done = executePlan(plan, this.deps.registry(), {
+      ...this.deps.runtime, ...runOptions(how), signal: op.controller.signal,
+      onProgress: (e) => {
+        op.chain = op.chain
+          .then(() => repo.update(op.key, (st) => { const d = st.ops.get(op.handle); return d ? progressOf(d, e, now(), op.notified) : undefined; }))
+          .then((ev) => { if (ev) notify(op, ev); }, () => { /* the session is gone: nothing to tell */ });
+      },
+    }).then(async (run) => {
+      const { run_id, blocks } = await this.deps.finish(s, plan, commit_id, run, startedAt, program);
+      await this.end(op, (d) => {
+        d.run_id = run_id;
+        d.blocks = blocks.map(({ rows: _rows, ...b }, i) => ({ ...b, step: run.returns[i]!.step }));
+        d.errors = run.errors;
+        d.state = run.status;
+      });
+    }).catch(async (e: unknown) => {
+      this.deps.logger.error(`background run ${op.handle} of session ${keyText(op.key)} failed: ${(e as Error)?.stack ?? String(e)}`);
+      await this.end(op, (d) => {
+        d.errors = [svcError('internal_error', 'the background run failed unexpectedly', { hint: 'this is a bug in svc; the server log has the details' })];
+        d.state = 'failed';
+      }).catch(() => { /* the session is gone */ });
+    }).finally(() => {
+      op.terminal ??= `? ${op.handle} failed: the session is gone`;
+      notify(op, { kind: 'terminal', line: op.terminal });
+      op.listeners.clear();
+      this.live.delete(liveKey(op.key, op.handle));
+      if (this.live.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+    });
+    const line = opLine(desc, '+', now());
+    return { kind: 'started', results: [], errors: [], text: line, meta: { mode: 'live', commit_id, op: opMeta(desc, '+', line) } };
+  }
+
+  /** Write the end of an operation (after its progress writes) and keep its terminal line. */
+  private async end(op: LiveOp, set: (d: OpDescriptor) => void): Promise<void> {
+    await op.chain;
+    const now = this.deps.now;
+    op.terminal = await this.deps.repo.update(op.key, (st) => {
+      const d = st.ops.get(op.handle);
+      if (!d) return undefined;
+      set(d);
+      d.ended = now();
+      const line = opLine(d, terminalSign(d.state), now());
+      trimOperations(st.ops, now());
+      return line;
+    });
+  }
+
+  /** The operation `handle` of a session, or `unknown_operation_handle`. */
+  async find(key: SessionKey, handle: string): Promise<OpDescriptor> {
+    const s = await this.deps.repo.get(key);
+    return s?.ops.get(handle) ?? this.unknown(handle, s);
+  }
+
+  private unknown(handle: string, s: SessionState | undefined): never {
+    const have = s ? [...s.ops.keys()] : [];
+    return fail('unknown_operation_handle', `\`${handle}\` is not an operation of this session`, `operations are started as background runs; their handles come in the accept line${have.length ? `; this session has ${have.join(', ')}` : ''}`);
+  }
+
+  /** wait(oN): a progress line while running; the rows (from the run artifact) once done. */
+  async wait(key: SessionKey, handle: string): Promise<Outcome> {
+    const now = this.deps.now();
+    const polled = await this.deps.repo.update(key, (st): { ended: OpDescriptor } | { line: string; op: Record<string, string> } => {
+      trimOperations(st.ops, now);
+      const d = st.ops.get(handle) ?? this.unknown(handle, st);
+      if (d.state !== 'running') return { ended: { ...d } };
+      const sign: Sign = d.version !== d.seen ? '~' : '=';
+      d.seen = d.version;
+      const line = opLine(d, sign, now);
+      return { line, op: opMeta(d, sign, line) };
+    });
+    if ('ended' in polled) return this.terminal(polled.ended);
+    return { kind: 'report', results: [], errors: [], text: polled.line, meta: { op: polled.op } };
+  }
+
+  /** cancel(oN): stop a running operation (cooperatively) and answer its terminal line. */
+  async cancel(key: SessionKey, handle: string): Promise<Outcome> {
+    const d = await this.find(key, handle);
+    if (d.state === 'running') {
+      const op = this.live.get(liveKey(key, handle)) ?? fail('operation_not_on_replica', `\`${handle}\` runs in another server process`, `poll wait(${handle}) until it ends; a cancel reaches only the process that runs it`);
+      op.controller.abort();
+      await op.done;
+    }
+    return this.terminal(await this.find(key, handle));
+  }
+
+  private async terminal(d: OpDescriptor): Promise<Outcome> {
+    const sign = terminalSign(d.state);
+    const line = opLine(d, sign, this.deps.now());
+    const snap = d.run_id ? await this.deps.artifacts.get(d.run_id) : undefined;
+    const results: ResultBlock[] = (d.blocks ?? []).map(({ step, ...b }) => ({ ...b, rows: snap?.steps.find((x) => x.id === step)?.rows ?? [] }));
+    return { kind: 'report', results, errors: d.errors, text: line, meta: { op: opMeta(d, sign, line), ...(d.run_id ? { run_id: d.run_id } : {}), status: d.state, ...(d.errors[0] ? { code: d.errors[0].code } : {}) } };
+  }
+
+  /** The operation's current line, and its events while it runs in this process. */
+  async watch(key: SessionKey, handle: string): Promise<Watch> {
+    const d = await this.find(key, handle);
+    const op = this.live.get(liveKey(key, handle));
+    const none = () => () => undefined;
+    if (op && op.terminal === undefined) {
+      return { line: opLine(d, d.version ? '~' : '+', this.deps.now()), terminal: false, subscribe: (l) => { op.listeners.add(l); return () => op.listeners.delete(l); } };
+    }
+    if (d.state === 'running' && !op) return { line: opLine(d, '~', this.deps.now()), terminal: false, subscribe: none };
+    const ended = d.state === 'running' ? await this.find(key, handle) : d;
+    return { line: op?.terminal ?? opLine(ended, terminalSign(ended.state), this.deps.now()), terminal: true, subscribe: none };
+  }
+
+  /** How many listeners follow an operation in this process (0 when it does not run here). */
+  listenerCount(key: SessionKey, handle: string): number {
+    return this.live.get(liveKey(key, handle))?.listeners.size ?? 0;
+  }
+
+  /** Resolves when no operation runs in this process (at once when none does). */
+  idle(): Promise<void> {
+    if (this.live.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Cancel every running operation and wait (at most `waitMs`) until each has ended and stored
+   * what it did; their listeners get the terminal `x` event.
+   */
+  async cancelAll(waitMs: number): Promise<void> {
+    const ops = [...this.live.values()];
+    for (const op of ops) op.controller.abort();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(ops.map((o) => o.done)), new Promise<void>((r) => { timer = setTimeout(r, waitMs); })]);
+    clearTimeout(timer);
+  }
+}
+
+function liveKey(key: SessionKey, handle: string): string {
+  return `${keyText(key)}#${handle}`;
+}
+
+/** Tell every listener. */
+function notify(op: LiveOp, e: OpEvent): void {
+  for (const l of [...op.listeners]) l(e);
 }

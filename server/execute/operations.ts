@@ -1,88 +1,57 @@
 /**
- * Background operations (`wait=false`): a live run started in the background behind a handle
- * `oN`, its progress folded into one line per poll, cooperative cancel, listeners for SSE, and
- * bounded memory (terminal operations are kept for a while, then dropped).
+ * Background operations as data: folding runtime progress into an operation's descriptor, its
+ * progress line for each sign (SPEC: `+ ~ = ! x ?`), the event to push to listeners, and trimming
+ * ended operations. Pure: the live run is in background.ts, the descriptors in session state.
  */
-import type { SvcError } from '../../common/errors.js';
 import type { ProgressEvent } from '../../runtime/progress.js';
-import type { ResultBlock } from './outcome.js';
+import { SESSION_HOLDS, type OpDescriptor, type OpState } from './state.js';
 
-export type OpState = 'running' | 'succeeded' | 'failed' | 'cancelled';
 export type Sign = '+' | '~' | '=' | '!' | 'x' | '?';
 
 /** Running operations per session unless SVC_MAX_RUNNING_OPS_PER_SESSION says otherwise. */
 export const DEFAULT_MAX_RUNNING_OPS = 16;
 /** Terminal operations kept per session (oldest dropped first). */
-export const TERMINAL_OPS_KEPT = 32;
+export const TERMINAL_OPS_KEPT = SESSION_HOLDS.maxTerminalOps;
 /** A terminal operation is kept at most this long after it ended. */
-export const TERMINAL_OP_TTL_MS = 60 * 60 * 1000;
+export const TERMINAL_OP_TTL_MS = SESSION_HOLDS.terminalOpTtlMs;
 
+/** What listeners (SSE, MCP notifications) get: a progress line, or the terminal one. */
 export interface OpEvent {
   kind: 'progress' | 'terminal';
   line: string;
 }
 
-export interface Operation {
-  handle: string;
-  state: OpState;
-  started: number;
-  ended?: number;
-  /** Steps of the plan. */
-  steps: number;
-  /** Ids of the steps whose rows the program returns: progress lines count their rows only. */
-  returns: Set<string>;
-  /** Step id -> latest progress. */
-  progress: Map<string, { phase: string; pages: number; rows: number; calls: number }>;
-  /** Grows with every progress change; `seen` is the version the last poll reported. */
-  version: number;
-  seen: number;
-  controller: AbortController;
-  run_id?: string;
-  /** Result blocks (page handles minted) without rows: rows are read back from the run artifact. */
-  blocks?: Array<Omit<ResultBlock, 'rows'> & { step: string }>;
-  errors: SvcError[];
-  listeners: Set<(e: OpEvent) => void>;
-  /** The counts of the last progress event sent: an event that changes nothing is not sent. */
-  notified?: string;
-  /** Settles when the run has ended and its artifact is stored. */
-  done: Promise<void>;
-}
-
-/**
- * Fold a runtime progress event into the operation; the `progress` event to push to listeners
- * when the line's counts changed (steps done, pages, rows), else undefined.
- */
-export function progressOf(op: Operation, e: ProgressEvent, now: number): OpEvent | undefined {
-  if (!applyProgress(op, e)) return undefined;
-  const c = counts(op);
-  if (c === op.notified) return undefined;
-  op.notified = c;
-  return { kind: 'progress', line: opLine(op, '~', now) };
-}
-
-/** Listen to an operation's events until it ends; returns the function that stops listening. */
-export function subscribe(op: Operation, listener: (e: OpEvent) => void): () => void {
-  op.listeners.add(listener);
-  return () => op.listeners.delete(listener);
-}
-
 /** Fold a runtime progress event into the operation; true when something changed. */
-export function applyProgress(op: Operation, e: ProgressEvent): boolean {
+export function applyProgress(op: OpDescriptor, e: ProgressEvent): boolean {
   if (e.kind !== 'step' || !e.step) return false;
-  const prev = op.progress.get(e.step);
+  const prev = op.progress[e.step];
   if (prev && prev.phase === e.phase && prev.pages === e.pages && prev.rows === e.rows && prev.calls === e.calls) return false;
-  op.progress.set(e.step, { phase: e.phase, pages: e.pages, rows: e.rows, calls: e.calls });
+  op.progress[e.step] = { phase: e.phase, pages: e.pages, rows: e.rows, calls: e.calls };
   op.version++;
   return true;
 }
 
+/**
+ * Fold a runtime progress event into the operation; the `progress` event to push to listeners
+ * when the line's counts changed (steps done, pages, rows), else undefined. `notified` holds the
+ * counts of the last event pushed.
+ */
+export function progressOf(op: OpDescriptor, e: ProgressEvent, now: number, notified: { counts?: string }): OpEvent | undefined {
+  if (!applyProgress(op, e)) return undefined;
+  const c = counts(op);
+  if (c === notified.counts) return undefined;
+  notified.counts = c;
+  return { kind: 'progress', line: opLine(op, '~', now) };
+}
+
 /** Steps done, pages fetched, and rows of the returned steps (not of steps that feed others). */
-function counts(op: Operation): string {
+function counts(op: OpDescriptor): string {
   let done = 0, rows = 0, pages = 0;
-  for (const [id, p] of op.progress) {
+  const returned = new Set(op.returns);
+  for (const [id, p] of Object.entries(op.progress)) {
     if (p.phase === 'done') done++;
     pages += p.pages;
-    if (op.returns.has(id)) rows += p.rows;
+    if (returned.has(id)) rows += p.rows;
   }
   return `${done}/${op.steps} steps, ${pages} page${pages === 1 ? '' : 's'}, ${rows} row${rows === 1 ? '' : 's'}`;
 }
@@ -92,7 +61,7 @@ function secs(ms: number): string {
 }
 
 /** The plain progress line of an operation with a sign (SPEC: `+ ~ = ! x ?`). */
-export function opLine(op: Operation, sign: Sign, now: number): string {
+export function opLine(op: OpDescriptor, sign: Sign, now: number): string {
   const h = op.handle;
   switch (sign) {
     case '+': return `+ ${h} started: ${op.steps} step${op.steps === 1 ? '' : 's'} in the background; poll wait(${h}) every 3-5 s, or cancel(${h})`;
@@ -109,16 +78,16 @@ export function terminalSign(state: OpState): Sign {
   return state === 'succeeded' ? '!' : state === 'cancelled' ? 'x' : state === 'failed' ? '?' : '~';
 }
 
-/** Tell every listener (SSE streams). */
-export function notify(op: Operation, e: OpEvent): void {
-  for (const l of [...op.listeners]) l(e);
+/** `_meta.svc.op`: `n` handle, `~` sign, `s` state, `l` the line, `r` run artifact id (when ended). */
+export function opMeta(op: OpDescriptor, sign: Sign, line: string): Record<string, string> {
+  return { n: op.handle, '~': sign, s: op.state, l: line, ...(op.run_id ? { r: op.run_id } : {}) };
 }
 
 /**
  * Drop terminal operations beyond the kept count (those that ended first go first, so an operation
  * that just ended is never dropped for older ones) or older than their TTL.
  */
-export function trimOperations(ops: Map<string, Operation>, now: number): void {
+export function trimOperations(ops: Map<string, OpDescriptor>, now: number): void {
   const terminal = [...ops.values()].filter((o) => o.state !== 'running').sort((a, b) => (a.ended ?? 0) - (b.ended ?? 0));
   const excess = terminal.length - TERMINAL_OPS_KEPT;
   terminal.forEach((o, i) => {

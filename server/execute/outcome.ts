@@ -1,4 +1,4 @@
-/** What an execute route answers, before it is rendered in the negotiated format. */
+/** What the execute core answers, before a surface renders it (no protocol status in it). */
 import type { SvcError } from '../../common/errors.js';
 import type { Row } from '../../runtime/decode.js';
 
@@ -26,11 +26,20 @@ export interface SvcMeta {
   [k: string]: unknown;
 }
 
+/**
+ * What kind of answer an outcome is, for the surface to render (the HTTP layer maps it to a
+ * status): `created` a new session; `started` a background run accepted; `report` an answer about
+ * an operation (its errors are part of the report, not a failure of the request); `result`
+ * anything else, a failure of the request when it carries errors.
+ */
+export type OutcomeKind = 'created' | 'started' | 'report' | 'result';
+
 export interface Outcome {
-  /** HTTP status to answer with. */
-  status: number;
+  kind: OutcomeKind;
   results: ResultBlock[];
   errors: SvcError[];
+  /** Problems that did not fail the request (for example a run whose artifact could not be stored). */
+  warnings?: SvcError[];
   /** A short text line for the reader (a notice, a dry-run summary, a teaching table). */
   text?: string;
   meta: SvcMeta;

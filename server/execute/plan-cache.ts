@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Plan, Review } from '../../compiler/plan.js';
 import type { Registry } from '../../pack/registry.js';
-import type { ExecuteSession } from './session.js';
+import type { SessionState } from './state.js';
 
 /** A compiled plan as the cache keeps it. */
 export interface CompiledPlan {
@@ -38,7 +38,7 @@ export class PlanCache {
   }
 
   /** The plan compiled earlier from `program` in `s`, when the registry and revision still hold. */
-  get(s: ExecuteSession, program: string, registry: Registry): CompiledPlan | undefined {
+  get(s: SessionState, program: string, registry: Registry): CompiledPlan | undefined {
     const k = key(s, program);
     const item = this.items.get(k);
     if (!item || item.registry !== registry) return undefined;
@@ -48,7 +48,7 @@ export class PlanCache {
     return item.compiled;
   }
 
-  set(s: ExecuteSession, program: string, registry: Registry, compiled: CompiledPlan): void {
+  set(s: SessionState, program: string, registry: Registry, compiled: CompiledPlan): void {
     const bytes = weight(program, compiled.plan);
     if (bytes > this.maxItemBytes) return;
     const k = key(s, program);
@@ -69,7 +69,7 @@ export class PlanCache {
 }
 
 /** Session, domain revision (a new wave changes what symbols mean) and the program or its digest. */
-function key(s: ExecuteSession, program: string): string {
+function key(s: SessionState, program: string): string {
   const p = program.length <= TEXT_KEY_MAX ? program : createHash('sha256').update(program).digest('base64');
   return `${s.prompt_hash}/${s.session}#${s.symbols.domainRevision}#${p}`;
 }

@@ -1,9 +1,11 @@
 /**
- * The execute core shared by every surface: open and extend sessions (teaching waves), compile
- * programs, dry-run and mint plan tokens, enforce the review gate, run plans, mint page handles
- * and store run artifacts. Routes and MCP tools only parse input and render what this returns.
+ * The execute core shared by every surface: programs (compile, dry-run and plan tokens, the review
+ * gate, live runs, page continuations), resolved plans, background operations and stored runs, over
+ * the session repository. It takes typed requests and returns typed outcomes or throws typed
+ * errors (`SvcFailure`); it knows no protocol status and no route: HTTP, MCP and the terminal each
+ * render what it returns. Opening and teaching sessions is in teach.ts, operations in background.ts.
  */
-import { svcError, SvcFailure, CODES, type SvcError } from '../../common/errors.js';
+import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { SILENT, type Logger } from '../../common/log.js';
 import { quote } from '../../common/quote.js';
 import { compileProgram } from '../../compiler/compile.js';
@@ -11,30 +13,29 @@ import type { ContinuationStmt } from '../../compiler/ast.js';
 import { parseProgram } from '../../compiler/parse.js';
 import { planCatalogs, planCommitId, type Plan, type Review } from '../../compiler/plan.js';
 import { reviewPlan } from '../../compiler/review.js';
-import { checkResolvedPlan } from './resolved-plan.js';
-import { renderWave, teachingRules } from '../../compiler/teaching.js';
-import type { Seed } from '../../compiler/symbols.js';
 import type { Registry } from '../../pack/registry.js';
-import { nearest } from '../../common/suggest.js';
-import { executePlan, continuePage, type ExecuteOptions, type RunResult } from '../../runtime/execute.js';
+import { executePlan, type ExecuteOptions, type RunResult } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
+import type { ProgressEvent } from '../../runtime/progress.js';
 import { snapshotOf, type ArtifactStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
 import { isArtifactId } from '../../runtime/artifacts/snapshot.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits.js';
-import type { ContextBody, OpenBody, PlanBody } from '../http/requests.js';
-import { Background, runOptions, type RunHow } from './background.js';
+import { Background, runOptions, type RunHow, type Watch } from './background.js';
+import { findSession, type Found } from './find-session.js';
 import type { Outcome, ResultBlock } from './outcome.js';
+import { continuePageHandle, mintPage } from './pages.js';
 import { PlanCache } from './plan-cache.js';
-import type { Operation } from './operations.js';
-import type { ExecuteSession, SessionStore } from './session.js';
+import type { SessionRepository } from './repository.js';
+import { checkResolvedPlan } from './resolved-plan.js';
+import { SESSION_HOLDS, trimMap, type SessionKey, type SessionState } from './state.js';
+import { Teacher, type OpenRequest } from './teach.js';
 
-/** Plan commit TTL: a pcN can be used for 10 minutes (SPEC). */
-export const PLAN_TOKEN_TTL_MS = 10 * 60 * 1000;
+export { PLAN_TOKEN_TTL_MS } from './repository.js';
 
 export interface ServiceDeps {
   /** The registry in force (a reload swaps it). */
   registry: () => Registry;
-  sessions: SessionStore;
+  sessions: SessionRepository;
   artifacts: ArtifactStore;
   /** Base runtime options for vendor calls (env, http client, timeouts). */
   runtime: ExecuteOptions;
@@ -53,7 +54,14 @@ export interface ProgramRequest {
   wait: boolean;
   force: boolean;
   plan_commit_ref?: string;
+  /** An awaited run stops when this aborts (the client went away). */
+  signal?: AbortSignal;
+  /** Progress of an awaited run (MCP notifications, the terminal's display). */
+  onProgress?: (e: ProgressEvent) => void;
 }
+
+/** The gate and run flags of a request, without the program. */
+export type RunRequest = Omit<ProgramRequest, 'program'>;
 
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
@@ -61,31 +69,27 @@ const fail = (code: SvcError['code'], message: string, hint: string): never => {
 
 export class ExecuteService {
   private readonly now: () => number;
+  private readonly logger: Logger;
   readonly limits: Limits;
   readonly plans: PlanCache;
   readonly background: Background;
+  readonly teach: Teacher;
   private readonly backgroundHttp: HttpClient;
   /** Aborted at shutdown: synchronous runs still going are cancelled with it. */
   private readonly stopping = new AbortController();
 
   constructor(private readonly deps: ServiceDeps) {
     this.now = deps.now ?? Date.now;
+    this.logger = deps.logger ?? SILENT;
     this.limits = { ...DEFAULT_LIMITS, ...deps.limits };
     this.plans = deps.planCache ?? new PlanCache();
     this.backgroundHttp = deps.backgroundHttp ?? new PooledHttpClient();
+    this.teach = new Teacher(deps.registry, deps.sessions);
     this.background = new Background({
-      registry: deps.registry,
-      artifacts: deps.artifacts,
+      registry: deps.registry, repo: deps.sessions, artifacts: deps.artifacts,
       runtime: { ...deps.runtime, http: this.backgroundHttp, deadlineMs: this.limits.backgroundDeadlineMs, background: true },
-      limits: this.limits,
-      now: this.now,
-      logger: deps.logger ?? SILENT,
-      finish: async (s, plan, commit_id, run, startedAt, program) => {
-        const run_id = await this.store(s, plan, commit_id, run, startedAt, program);
-        const blocks = this.blocks(s, run);
-        this.recordRun(s, run_id, commit_id, run, startedAt, blocks);
-        return { run_id, blocks };
-      },
+      limits: this.limits, now: this.now, logger: this.logger,
+      finish: (s, plan, commit_id, run, startedAt, program) => this.finish(s, plan, commit_id, run, startedAt, program),
     });
   }
 
@@ -93,132 +97,76 @@ export class ExecuteService {
     return this.deps.registry();
   }
 
-  /**
-   * Parse seeds (`"api:Entity"`, `"Entity"` of `defaultApi`, or `{api, entity}`), all or nothing.
-   * Shapes are checked first; a bad value is quoted by a short prefix only.
-   */
-  parseSeeds(raw: unknown, defaultApi: string | undefined): Seed[] {
-    if (raw === undefined || raw === null) return [];
-    if (!Array.isArray(raw)) fail('bad_seed', '`seeds` must be a list', 'write for example "seeds": ["brewery:Beer"]');
-    const out: Seed[] = [];
-    const problems: SvcError[] = [];
-    (raw as unknown[]).forEach((s, i) => {
-      let api: string | undefined;
-      let entity: string | undefined;
-      if (typeof s === 'string') {
-        const c = s.indexOf(':');
-        [api, entity] = c >= 0 ? [s.slice(0, c), s.slice(c + 1)] : [defaultApi, s];
-      } else if (s && typeof s === 'object' && !Array.isArray(s) && typeof (s as Seed).entity === 'string' && ['string', 'undefined'].includes(typeof (s as Seed).api)) {
-        api = (s as Seed).api ?? defaultApi;
-        entity = (s as Seed).entity;
-      } else {
-        problems.push(svcError('bad_seed', `seed ${i} is not "api:Entity" or {"api": ..., "entity": ...}`, { hint: 'write for example "seeds": ["brewery:Beer"]' }));
-        return;
-      }
-      const shown = typeof s === 'string' ? `"${quote(s)}"` : `{api: "${quote(api ?? '')}", entity: "${quote(entity)}"}`;
-      const entry = api ? this.registry.get(api) : undefined;
-      if (!entry) {
-        problems.push(svcError('bad_seed', `seed ${shown} names no loaded catalog`, { hint: `write api:Entity; catalogs: ${this.registry.list().map((e) => e.entry_id).join(', ')}` }));
-      } else if (!this.registry.entity(entry.entry_id, entity)) {
-        const names = entry.cgs.entities.map((e) => e.name);
-        const near = nearest(entity, names, 3);
-        problems.push(svcError('bad_seed', `${entry.entry_id} has no entity "${quote(entity)}"`, { hint: near.length ? `did you mean ${near.map((n) => `${entry.entry_id}:${n}`).join(' or ')}?` : `entities: ${names.map((n) => `${entry.entry_id}:${n}`).join(', ')}` }));
-      } else out.push({ api: entry.entry_id, entity });
-    });
-    if (problems.length) throw new SvcFailure(problems);
-    return out;
+  /** The session at `key` for `tenant` (`unknown_session`, `forbidden`); `stale` set after a reload changed its catalogs. */
+  find(key: SessionKey, tenant: string): Promise<Found> {
+    return findSession(this.deps.sessions, key, tenant, this.registry);
   }
 
-  /** POST /execute: a new session for one entry; seeds default to every entity of the entry. */
-  open(body: OpenBody, tenant: string): Outcome {
-    const entryId = body.entry_id;
-    const entry = this.registry.get(entryId) ?? fail('unknown_entry', `no catalog "${quote(entryId)}" is loaded`, `catalogs: ${this.registry.list().map((e) => e.entry_id).join(', ')}`);
-    const intent = body.intent ?? '';
-    let seeds = this.parseSeeds(body.seeds, entry.entry_id);
-    if (seeds.some((s) => s.api !== entry.entry_id)) fail('bad_seed', 'a new session takes seeds of its own entry only', 'federate other catalogs afterwards with POST /execute/{prompt_hash}/{session}/context');
-    if (seeds.length === 0) seeds = entry.cgs.entities.map((e) => ({ api: entry.entry_id, entity: e.name }));
-    const s = this.deps.sessions.create(entry.entry_id, intent, tenant, this.registry);
-    const wave = s.symbols.expose(this.registry, seeds);
-    const table = renderWave(wave, this.registry, s.symbols);
-    const rules = teachingRules();
-    s.teaching = `${rules}\n${table}`;
-    return {
-      status: 201, results: [], errors: [], text: s.teaching,
-      meta: { domain_revision: s.symbols.domainRevision },
-      extra: { prompt_hash: s.prompt_hash, session: s.session, domain_revision: s.symbols.domainRevision, entries: this.pins(s), rules, wave: table },
-    };
+  /** A new session on one catalog, with its first wave. */
+  open(req: OpenRequest, tenant: string): Promise<Outcome> {
+    return this.teach.open(req, tenant);
   }
 
-  /** POST .../context: expand (same entries) or federate (new entry) with a delta-only wave. */
-  context(s: ExecuteSession, body: ContextBody): Outcome {
-    const first = s.pins.keys().next().value as string;
-    const seeds = this.parseSeeds(body.seeds, first);
-    if (seeds.length === 0) fail('bad_seed', '`seeds` is required and not empty', 'send {"seeds": ["api:Entity"]}');
-    for (const api of [...new Set(seeds.map((x) => x.api))].sort()) if (!s.pins.has(api)) s.pins.set(api, this.registry.get(api)!.cgs_hash);
-    const wave = s.symbols.expose(this.registry, seeds);
-    const fresh = wave.entities.length + wave.capabilities.length + wave.relations.length > 0;
-    const notice = wave.repeated.length
-      ? `already taught: ${wave.repeated.map((r) => `${s.symbols.entitySymbol(r.api, r.entity)?.sym} (${r.api}:${r.entity})`).join(', ')}`
-      : undefined;
-    const table = fresh ? renderWave(wave, this.registry, s.symbols) : '';
-    if (fresh) s.teaching += `\n${table.split('\n').slice(1).join('\n')}`;
-    const text = [notice, table].filter(Boolean).join('\n');
-    return {
-      status: 200, results: [], errors: [], text,
-      meta: { domain_revision: s.symbols.domainRevision },
-      extra: { domain_revision: s.symbols.domainRevision, entries: this.pins(s), wave: table, ...(notice ? { notice } : {}) },
-    };
-  }
-
-  private pins(s: ExecuteSession): Array<{ entry_id: string; cgs_hash: string }> {
-    return [...s.pins].map(([entry_id, cgs_hash]) => ({ entry_id, cgs_hash }));
+  /** More seeds for a session: a delta wave. */
+  context(s: SessionState, seeds: readonly unknown[]): Promise<Outcome> {
+    return this.teach.context(s, seeds);
   }
 
   /**
-   * POST /execute/{ph}/{s}: a program (or a continuation). `stale` is set when a catalog of the
-   * session changed since (a reload): only `wait(oN)` and `cancel(oN)` of what it started still run.
+   * A program (or a continuation). `stale` is set when a catalog of the session changed since (a
+   * reload): only `wait(oN)` and `cancel(oN)` of what it started still run.
    */
-  async program(s: ExecuteSession, req: ProgramRequest, stale?: SvcError): Promise<Outcome> {
+  async program(s: SessionState, req: ProgramRequest, stale?: SvcError): Promise<Outcome> {
     if (stale) return this.staleProgram(s, req, stale);
     const registry = this.registry;
     let compiled = this.plans.get(s, req.program, registry);
     if (!compiled) {
-      const c = compileProgram(req.program, { registry, symbols: s.symbols, maxCalls: this.limits.maxVendorCalls });
-      if (c.kind === 'error') return { status: 400, results: [], errors: c.diagnostics, meta: { code: c.diagnostics[0]?.code } };
+      const c = this.compile(req.program, s, registry);
+      if (c.kind === 'error') return { kind: 'result', results: [], errors: c.diagnostics, meta: { code: c.diagnostics[0]?.code } };
       if (c.kind === 'continuation') {
-        if (req.mode === 'plan') fail('bad_arguments', `\`${c.continuation.kind}(${quote(c.continuation.handle.text)})\` is a continuation: it has no dry-run`, 'send it without mode=plan');
+        if (req.mode === 'plan') fail('bad_arguments', `\`${c.continuation.kind}(${quote(c.continuation.handle.text)})\` is a continuation: it has no dry-run`, 'send it as a live program');
         return this.continuation(s, c.continuation);
       }
       compiled = { plan: c.plan, commit_id: c.commit_id, review: c.review };
       this.plans.set(s, req.program, registry, compiled);
     }
     const { plan, commit_id, review } = compiled;
-    this.checkPins(s, plan, 'program');
+    this.checkPins(s, plan);
     if (req.mode === 'plan') return this.dryRun(s, plan, commit_id, review);
     return this.runPlan(s, plan, commit_id, review, req, req.program);
   }
 
-  private staleProgram(s: ExecuteSession, req: ProgramRequest, stale: SvcError): Promise<Outcome> {
+  /** compileProgram never throws on user input; should it fail anyway, that is logged and answered as internal_error. */
+  private compile(program: string, s: SessionState, registry: Registry): ReturnType<typeof compileProgram> {
+    try {
+      return compileProgram(program, { registry, symbols: s.symbols, maxCalls: this.limits.maxVendorCalls });
+    } catch (e) {
+      this.logger.error(`the compiler failed on a program of ${program.length} characters in session ${s.prompt_hash}/${s.session}: ${(e as Error)?.stack ?? String(e)}`);
+      return { kind: 'error', diagnostics: [svcError('internal_error', 'the compiler failed on this program', { hint: 'this is a bug in svc; the server log has the details' })] };
+    }
+  }
+
+  private staleProgram(s: SessionState, req: ProgramRequest, stale: SvcError): Promise<Outcome> {
     const parsed = parseProgram(req.program).program;
     const only = parsed?.statements.length === 1 ? parsed.statements[0] : undefined;
     if (req.mode !== 'plan' && only && (only.kind === 'wait' || only.kind === 'cancel')) return this.continuation(s, only);
     throw new SvcFailure([stale]);
   }
 
-  private checkPins(s: ExecuteSession, plan: Plan, what: 'program' | 'plan'): void {
+  private checkPins(s: SessionState, plan: Plan): void {
     for (const api of Object.keys(planCatalogs(plan))) {
-      if (!s.pins.has(api)) fail('catalog_not_in_session', `the ${what} uses catalog \`${api}\`, which this session has not loaded`, `federate it first: POST /execute/${s.prompt_hash}/${s.session}/context {"seeds": ["${api}:<Entity>"]}`);
+      if (!s.pins.has(api)) fail('catalog_not_in_session', `the program uses catalog \`${api}\`, which this session has not loaded`, `add a seed of it to the session's context first, for example ${api}:<Entity>`);
     }
   }
 
-  /** The review gate, then a live run: answered when done, or in the background with wait=false. */
-  async runPlan(s: ExecuteSession, plan: Plan, commit_id: string, review: Review, req: Omit<ProgramRequest, 'program' | 'mode'>, program?: string): Promise<Outcome> {
+  /** The review gate, then a live run: answered when done, or in the background with `wait: false`. */
+  async runPlan(s: SessionState, plan: Plan, commit_id: string, review: Review, req: RunRequest, program?: string): Promise<Outcome> {
     // The cap is checked before the gate, so a refused start does not spend a write's pcN.
     if (!req.wait) this.background.checkCap(s);
-    const accepted = this.gate(s, commit_id, review, req);
-    const maxCalls = this.callCap(accepted, review);
-    if (!req.wait) return this.background.start(s, plan, commit_id, { accepted, maxCalls }, program);
-    return this.live(s, plan, commit_id, { accepted, maxCalls }, program);
+    const accepted = await this.gate(s, commit_id, review, req);
+    const how: RunHow = { accepted, maxCalls: this.callCap(accepted, review) };
+    if (!req.wait) return this.background.start(s, plan, commit_id, how, program);
+    return this.live(s, plan, commit_id, how, program, req);
   }
 
   /**
@@ -230,12 +178,17 @@ export class ExecuteService {
     return review.max_calls === null ? undefined : Math.max(review.max_calls, this.limits.maxVendorCalls);
   }
 
-  private dryRun(s: ExecuteSession, plan: Plan, commit_id: string, review: Review): Outcome {
-    const ref = this.deps.sessions.mintToken(s, { commit_id, verdict: review.verdict, mutations: review.mutations });
+  private async dryRun(s: SessionState, plan: Plan, commit_id: string, review: Review): Promise<Outcome> {
+    const ref = await this.deps.sessions.update(s, (st) => {
+      const name = `pc${++st.counters.pc}`;
+      st.tokens.set(name, { commit_id, verdict: review.verdict, mutations: review.mutations, minted_at: this.now() });
+      trimMap(st.tokens, SESSION_HOLDS.maxTokens);
+      return name;
+    });
     const dry_review = { verdict: review.verdict, flow: review.flow, mutations: review.mutations, max_calls: review.max_calls, summary: review.text };
-    const next = review.verdict === 'proceed' ? 'it runs as is: send it again without mode=plan' : `run it with plan_commit_ref=${ref} within 10 minutes`;
+    const next = review.verdict === 'proceed' ? 'it runs as is: send it again as a live program' : `run it with its token ${ref} within 10 minutes`;
     return {
-      status: 200, results: [], errors: [],
+      kind: 'result', results: [], errors: [],
       text: `dry-run ${ref}: ${review.verdict}${review.mutations ? `, ${review.mutations} write${review.mutations === 1 ? '' : 's'}` : ''}${review.flow === 'clean' ? '' : `, flow: ${(review.flow as string[]).join(', ')}`}; ${next}\n${review.text}`,
       meta: { mode: 'plan', commit_id, plan_commit_ref: ref, dry_verdict: review.verdict, dry_review },
     };
@@ -243,121 +196,91 @@ export class ExecuteService {
 
   /**
    * The review gate. A `plan_commit_ref`, when given, must be a pcN of this session for the same
-   * commit id, unexpired and (for plans with writes) not yet used, `force` or not. Without one, a
-   * plan with verdict `proceed` runs, and any other needs `force`. Returns whether the caller
-   * accepted the plan (writes run only then).
+   * commit id, unexpired and (for plans with writes) not yet used, `force` or not; it is spent
+   * atomically. Without one, a plan with verdict `proceed` runs, and any other needs `force`.
+   * Returns whether the caller accepted the plan (writes run only then).
    */
-  private gate(s: ExecuteSession, commit_id: string, review: Review, req: Pick<ProgramRequest, 'force' | 'plan_commit_ref'>): boolean {
+  private async gate(s: SessionState, commit_id: string, review: Review, req: Pick<RunRequest, 'force' | 'plan_commit_ref'>): Promise<boolean> {
     if (req.plan_commit_ref !== undefined) {
-      this.spendToken(s, req.plan_commit_ref, commit_id);
+      await this.deps.sessions.spendToken(s, req.plan_commit_ref, commit_id, this.now());
       return true;
     }
     if (req.force) return true;
     if (review.verdict === 'proceed') return false;
     const why = review.mutations ? `${review.mutations} write${review.mutations === 1 ? '' : 's'}` : (review.flow as string[]).join(', ');
-    return fail('review_required', `this plan needs review (${why}) before it runs`, 'dry-run it with mode=plan, then send the same program with plan_commit_ref=<the pcN it returns> (or force=true)');
+    return fail('review_required', `this plan needs review (${why}) before it runs`, 'dry-run it, then run the same program with the pcN the dry-run returns (or with force)');
   }
 
-  private spendToken(s: ExecuteSession, ref: string, commit_id: string): void {
-    const token = s.tokens.get(ref) ?? fail('plan_token_unknown', `\`${ref}\` is not a plan token of this session`, 'dry-run the program with mode=plan to get a pcN');
-    if (this.now() - token.minted_at > PLAN_TOKEN_TTL_MS) fail('plan_token_expired', `\`${ref}\` expired (plan tokens live 10 minutes)`, 'dry-run the program again with mode=plan');
-    if (token.commit_id !== commit_id) fail('plan_token_mismatch', `\`${ref}\` was minted for another plan (${token.commit_id.slice(0, 12)}, this program is ${commit_id.slice(0, 12)})`, 'send the program exactly as dry-run, or dry-run this one');
-    if (token.consumed_at !== undefined) fail('plan_token_consumed', `\`${ref}\` was already used for a live run`, 'a token of a plan with writes runs once; dry-run again to run it again');
-    if (token.mutations > 0) token.consumed_at = this.now();
-  }
-
-  private async live(s: ExecuteSession, plan: Plan, commit_id: string, how: RunHow, program: string | undefined): Promise<Outcome> {
+  private async live(s: SessionState, plan: Plan, commit_id: string, how: RunHow, program: string | undefined, req: Pick<RunRequest, 'signal' | 'onProgress'>): Promise<Outcome> {
     const startedAt = new Date(this.now());
-    const run = await executePlan(plan, this.registry, { ...this.deps.runtime, ...runOptions(how), signal: this.stopping.signal });
-    const run_id = await this.store(s, plan, commit_id, run, startedAt, program);
-    const results = this.blocks(s, run);
-    this.recordRun(s, run_id, commit_id, run, startedAt, results);
-    const status = run.status === 'succeeded' ? 200 : CODES[run.errors[0]?.code ?? 'internal_error'].status;
-    return { status, results, errors: run.errors, meta: { mode: 'live', commit_id, run_id, status: run.status, ...(run.errors[0] ? { code: run.errors[0].code } : {}) } };
-  }
-
-  private recordRun(s: ExecuteSession, run_id: string, commit_id: string, run: RunResult, startedAt: Date, blocks: ResultBlock[]): void {
-    this.deps.sessions.recordRun(s, { run_id, commit_id, status: run.status, at: startedAt.toISOString(), rows: blocks.reduce((n, b) => n + b.rows.length, 0) });
-  }
-
-  private store(s: ExecuteSession, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program: string | undefined): Promise<string> {
-    return this.deps.artifacts.put(snapshotOf(plan, commit_id, run, { ...(program !== undefined ? { program } : {}), startedAt, session: { prompt_hash: s.prompt_hash, session: s.session, tenant: s.tenant } }));
-  }
-
-  private blocks(s: ExecuteSession, run: RunResult): ResultBlock[] {
-    return run.returns.map((r) => {
-      const b: ResultBlock = { entity: r.entity, rows: r.rows };
-      if (r.total !== undefined) b.total = r.total;
-      if (r.page) b.next = this.deps.sessions.mintPage(s, r.page, r.entity);
-      return b;
-    });
-  }
-
-  private async continuation(s: ExecuteSession, c: ContinuationStmt): Promise<Outcome> {
-    if (c.kind === 'page') return this.page(s, c);
-    const op = this.background.find(s, c.handle.text);
-    return c.kind === 'wait' ? this.background.wait(op) : this.background.cancel(op);
+    const signal = req.signal ? AbortSignal.any([req.signal, this.stopping.signal]) : this.stopping.signal;
+    const run = await executePlan(plan, this.registry, { ...this.deps.runtime, ...runOptions(how), signal, ...(req.onProgress ? { onProgress: req.onProgress } : {}) });
+    const { run_id, blocks, warning } = await this.finish(s, plan, commit_id, run, startedAt, program);
+    return {
+      kind: 'result', results: blocks, errors: run.errors, ...(warning ? { warnings: [warning] } : {}),
+      meta: { mode: 'live', commit_id, ...(run_id ? { run_id } : {}), status: run.status, ...(run.errors[0] ? { code: run.errors[0].code } : {}) },
+    };
   }
 
   /**
-   * page(pgN): the next page. The handle stays valid: sent again (a response lost in transit), it
-   * fetches the same page and answers the same next handle; a failed fetch can be retried.
+   * What a finished run leaves: its stored snapshot, its page handles and its run record. A store
+   * that fails (the run may have written to the vendor) is logged and answered as a warning with
+   * the run's own result, never as a failure that would hide what the run did.
    */
-  private async page(s: ExecuteSession, c: ContinuationStmt): Promise<Outcome> {
-    const handle = c.handle.text;
-    const state = s.pages.get(handle) ?? fail('unknown_page_handle', `\`${quote(handle)}\` is not a page handle of this session`, 'use the pgN printed in a "more" line of a result of this session');
-    let projection = state.projection;
-    if (c.kind === 'page' && c.projection) {
-      const [api, name] = state.entity.split(':') as [string, string];
-      const fields = this.registry.entity(api, name)?.fields.map((f) => f.name) ?? [];
-      const bad = c.projection.fields.find((f) => !fields.includes(f.text));
-      if (bad) fail('projection_unknown_field', `${state.entity} has no field \`${quote(bad.text)}\``, `fields: ${fields.join(', ')}`);
-      projection = c.projection.fields.map((f) => f.text);
+  private async finish(s: SessionState, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program: string | undefined): Promise<{ run_id: string; blocks: ResultBlock[]; warning?: SvcError }> {
+    let run_id = '';
+    let warning: SvcError | undefined;
+    try {
+      run_id = await this.deps.artifacts.put(snapshotOf(plan, commit_id, run, { ...(program !== undefined ? { program } : {}), startedAt, session: { prompt_hash: s.prompt_hash, session: s.session, tenant: s.tenant } }));
+    } catch (e) {
+      this.logger.error(`the run artifact of session ${s.prompt_hash}/${s.session} could not be stored: ${(e as Error)?.message ?? String(e)}`);
+      warning = svcError('run_not_stored', 'the run completed but its artifact could not be stored', { hint: 'the rows above are the run\'s result; it is not listed in the session\'s runs' });
     }
-    const { used: _used, entity: _entity, next: _next, ...page } = state;
-    const r = await continuePage({ ...page, ...(projection ? { projection } : {}) }, this.registry, { ...this.deps.runtime, signal: this.stopping.signal });
-    if (r.error) return { status: CODES[r.error.code].status, results: [], errors: [r.error], meta: { code: r.error.code } };
-    state.used = true;
-    const block: ResultBlock = { entity: state.entity, rows: r.rows };
-    if (r.total !== undefined) block.total = r.total;
-    if (r.page) block.next = state.next ??= this.deps.sessions.mintPage(s, r.page, state.entity);
-    return { status: 200, results: [block], errors: [], meta: { mode: 'live' } };
+    const blocks = await this.deps.sessions.update(s, (st) => {
+      const out = run.returns.map((r) => {
+        const b: ResultBlock = { entity: r.entity, rows: r.rows };
+        if (r.total !== undefined) b.total = r.total;
+        if (r.page) b.next = mintPage(st, r.page, r.entity);
+        return b;
+      });
+      if (run_id) {
+        st.runs.push({ run_id, commit_id, status: run.status, at: startedAt.toISOString(), rows: out.reduce((n, b) => n + b.rows.length, 0) });
+        if (st.runs.length > SESSION_HOLDS.maxRuns) st.runs.splice(0, st.runs.length - SESSION_HOLDS.maxRuns);
+      }
+      return out;
+    });
+    return { run_id, blocks, ...(warning ? { warning } : {}) };
   }
 
-  /** The current line of an operation (the SSE snapshot) and whether it has ended. */
-  snapshotLine(op: Operation): { line: string; terminal: boolean } {
-    return this.background.snapshotLine(op);
+  private continuation(s: SessionState, c: ContinuationStmt): Promise<Outcome> {
+    if (c.kind === 'page') return continuePageHandle(s, c, { registry: this.registry, repo: this.deps.sessions, runtime: { ...this.deps.runtime, signal: this.stopping.signal } });
+    return c.kind === 'wait' ? this.background.wait(s, c.handle.text) : this.background.cancel(s, c.handle.text);
   }
 
-  /** POST .../plan: a client-compiled plan, checked, reviewed and run like a compiled program. */
-  async resolvedPlan(s: ExecuteSession, body: PlanBody, req: Omit<ProgramRequest, 'program'>): Promise<Outcome> {
-    const plan = checkResolvedPlan(body.plan, this.registry);
-    this.checkPins(s, plan, 'plan');
-    const clean: Plan = { version: plan.version, steps: plan.steps, bind: plan.bind, return: plan.return };
+  /** A client-compiled plan, checked, reviewed and run like a compiled program. */
+  async resolvedPlan(s: SessionState, plan: unknown, req: RunRequest, program?: string): Promise<Outcome> {
+    const checked = checkResolvedPlan(plan, this.registry);
+    this.checkPins(s, checked);
+    const clean: Plan = { version: checked.version, steps: checked.steps, bind: checked.bind, return: checked.return };
     const commit_id = planCommitId(clean);
     const review = reviewPlan(clean, this.registry, this.limits.maxVendorCalls);
     if (req.mode === 'plan') return this.dryRun(s, clean, commit_id, review);
-    return this.runPlan(s, clean, commit_id, review, req, typeof body.program === 'string' ? body.program : undefined);
+    return this.runPlan(s, clean, commit_id, review, req, program);
   }
 
-  /** The operation `handle` of a session (for streams). */
-  operation(s: ExecuteSession, handle: string): Operation {
-    return this.background.find(s, handle);
-  }
-
-  /** A stored run of this session. */
-  async artifact(s: ExecuteSession, runId: string): Promise<RunSnapshot> {
-    return this.storedRun(s.prompt_hash, s.session, s.tenant, runId);
+  /** The operation `handle` of a session, to follow it (a stream): its line now and its events. */
+  watch(s: SessionKey, handle: string): Promise<Watch> {
+    return this.background.watch(s, handle);
   }
 
   /**
-   * A stored run by its address alone, for a session this process no longer holds (a restart
-   * with a file store): the snapshot must name this session and the caller's tenant.
+   * A stored run of the session at `key`, for a caller of `tenant`: the snapshot must name this
+   * session and tenant. Works when the session itself is gone (a restart with a file store).
    */
-  async storedRun(promptHash: string, session: string, tenant: string, runId: string): Promise<RunSnapshot> {
+  async storedRun(key: SessionKey, tenant: string, runId: string): Promise<RunSnapshot> {
     const snap = isArtifactId(runId) ? await this.deps.artifacts.get(runId) : undefined;
-    const mine = snap?.session?.prompt_hash === promptHash && snap.session.session === session && (snap.session.tenant ?? '') === tenant;
-    return (mine ? snap : undefined) ?? fail('unknown_run', `no run \`${quote(runId)}\` in this session`, 'GET .../runs lists the runs of the session');
+    const mine = snap?.session?.prompt_hash === key.prompt_hash && snap.session.session === key.session && (snap.session.tenant ?? '') === tenant;
+    return (mine ? snap : undefined) ?? fail('unknown_run', `no run \`${quote(runId)}\` in this session`, 'the runs of a session are listed with their run ids');
   }
 
   /** Resolves when no background operation runs. */
@@ -366,8 +289,8 @@ export class ExecuteService {
   }
 
   /**
-   * Shutdown, once the grace has passed: cancel every run still going (synchronous and
-   * background) and give the cancellations `settleMs` to store what they did.
+   * Shutdown, once the grace has passed: cancel every run still going (waited and background) and
+   * give the cancellations `settleMs` to store what they did.
    */
   async cancelAll(settleMs: number): Promise<void> {
     this.stopping.abort();

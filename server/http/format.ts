@@ -11,8 +11,9 @@ import { boundErrors } from '../../common/bound-errors.js';
 import type { SvcError } from '../../common/errors.js';
 import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
 import type { Outcome, ResultBlock } from '../execute/outcome.js';
+import type { Format } from './negotiate.js';
 
-export type Format = 'toon' | 'plain' | 'json' | 'ndjson';
+export type { Format } from './negotiate.js';
 
 export const CONTENT_TYPES: Record<Format, string> = {
   toon: 'text/toon; charset=utf-8',
@@ -20,24 +21,6 @@ export const CONTENT_TYPES: Record<Format, string> = {
   json: 'application/json; charset=utf-8',
   ndjson: 'application/x-ndjson; charset=utf-8',
 };
-
-const BY_TYPE: Record<string, Format> = { 'text/toon': 'toon', 'text/plain': 'plain', 'application/json': 'json', 'application/x-ndjson': 'ndjson', 'application/ndjson': 'ndjson' };
-
-/** The format for an Accept header (highest q wins, ties in header order); undefined = 406. */
-export function negotiate(accept: string | undefined): Format | undefined {
-  if (!accept || !accept.trim()) return 'toon';
-  const ranges = accept.split(',').map((part, i) => {
-    const [type, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return { type: type!.trim(), q: q ? Number(q.slice(2)) : 1, i };
-  }).filter((r) => r.q > 0 && !Number.isNaN(r.q)).sort((a, b) => b.q - a.q || a.i - b.i);
-  for (const r of ranges) {
-    if (BY_TYPE[r.type]) return BY_TYPE[r.type];
-    if (r.type === '*/*' || r.type === 'text/*') return 'toon';
-    if (r.type === 'application/*') return 'json';
-  }
-  return undefined;
-}
 
 function errorJson(e: SvcError): Record<string, unknown> {
   const o: Record<string, unknown> = { code: e.code, message: e.message };
@@ -64,6 +47,7 @@ export function outcomeObject(o: Outcome): Record<string, unknown> {
   else if (last) Object.assign(body, blockJson(last));
   if (o.text && !o.extra) body.text = o.text;
   if (o.errors.length) body.errors = boundErrors(o.errors).map(errorJson);
+  if (o.warnings?.length) body.warnings = boundErrors(o.warnings).map(errorJson);
   body._meta = { svc: o.meta };
   return body;
 }
@@ -85,6 +69,7 @@ function ndjson(o: Outcome): string {
   if (o.results.length) tail.results = o.results.map((b) => { const { rows: _rows, ...summary } = blockJson(b); return summary; });
   if (o.text && !o.extra) tail.text = o.text;
   if (o.errors.length) tail.errors = boundErrors(o.errors).map(errorJson);
+  if (o.warnings?.length) tail.warnings = boundErrors(o.warnings).map(errorJson);
   tail._meta = { svc: o.meta };
   lines.push(JSON.stringify(tail));
   return lines.join('\n') + '\n';
@@ -127,6 +112,7 @@ function plain(o: Outcome, source?: string): string {
   for (const e of boundErrors(o.errors)) {
     out.push(source && e.span ? renderDiagnostic(source, e) : `error ${e.code}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}`);
   }
+  for (const w of boundErrors(o.warnings ?? [])) out.push(`warning ${w.code}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}`);
   // Session fields (prompt_hash, session, entries, ...); the wave, rules and notice are the text.
   const extra = Object.entries(o.extra ?? {}).filter(([k, v]) => v !== undefined && !PLAIN_TEXT_KEYS.has(k) && !(k in o.meta));
   const meta = [...extra, ...Object.entries(o.meta).filter(([, v]) => v !== undefined)];
@@ -148,5 +134,5 @@ function reviewLine(v: unknown): string {
 
 /** An error alone, in a format (the body of a non-2xx answer that has no rows). */
 export function renderErrors(errors: SvcError[], format: Format, source?: string): string {
-  return render({ status: 0, results: [], errors, meta: { code: errors[0]?.code } }, format, source);
+  return render({ kind: 'result', results: [], errors, meta: { code: errors[0]?.code } }, format, source);
 }

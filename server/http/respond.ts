@@ -4,6 +4,8 @@ import { boundErrors } from '../../common/bound-errors.js';
 import { CODES, type SvcError } from '../../common/errors.js';
 import { CONTENT_TYPES, render, renderErrors, type Format } from './format.js';
 import type { Outcome } from '../execute/outcome.js';
+import { httpHints } from './hints.js';
+import { errorsStatus, outcomeStatus } from './status.js';
 
 /** The fixed namespace of problem types (RFC 9457); `.invalid` never resolves. */
 export const PROBLEM_BASE = 'https://svc.invalid/problems';
@@ -31,13 +33,9 @@ export function errorBody(all: SvcError[]): Record<string, unknown> {
   return body;
 }
 
-export function statusOf(errors: SvcError[]): number {
-  return CODES[errors[0]?.code ?? 'internal_error'].status;
-}
-
 /** An error answer on a JSON route. */
 export function sendErrors(res: ServerResponse, errors: SvcError[], headers: Record<string, string> = {}): void {
-  sendJson(res, statusOf(errors), errorBody(errors), headers);
+  sendJson(res, errorsStatus(errors), errorBody(errors), headers);
 }
 
 /** An RFC 9457 problem document that also carries `code`, `message` and `hint`. */
@@ -49,9 +47,10 @@ export function sendProblem(res: ServerResponse, status: number, type: string, p
 
 /** An execute answer in the negotiated format. */
 export function sendOutcome(res: ServerResponse, o: Outcome, format: Format, source?: string): void {
-  send(res, o.status, CONTENT_TYPES[format], render(o, format, source));
+  const worded = o.errors.length ? { ...o, errors: httpHints(o.errors) } : o;
+  send(res, outcomeStatus(o), CONTENT_TYPES[format], render(worded, format, source));
 }
 
 export function sendFormattedErrors(res: ServerResponse, errors: SvcError[], format: Format, headers: Record<string, string> = {}): void {
-  send(res, statusOf(errors), CONTENT_TYPES[format], renderErrors(errors, format), headers);
+  send(res, errorsStatus(errors), CONTENT_TYPES[format], renderErrors(httpHints(errors), format), headers);
 }

@@ -1,11 +1,11 @@
 /** Registry and discovery routes: GET /v1/registry, /v1/registry/:id, tool-model, /v1/discover. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Negotiator from 'negotiator';
 import { svcError } from '../../common/errors.js';
 import type { Registry, RegistryEntry } from '../../pack/registry.js';
 import { discover, discoverMarkdown } from '../catalog/discover.js';
 import { resolveFocus, toolModel } from '../catalog/tool-model.js';
 import type { Router } from '../http/router.js';
+import { prefersMarkdown } from '../http/negotiate.js';
 import { send, sendJson, sendProblem } from '../http/respond.js';
 
 /** One row of the registry list. */
@@ -17,15 +17,13 @@ export function registryRow(e: RegistryEntry): Record<string, unknown> {
 }
 
 /** Discovery's two forms, JSON first: it wins ties (any type, no Accept). */
-const DISCOVER_TYPES = ['application/json', 'text/markdown'];
-
 /**
  * Markdown when `format=markdown`, or when Accept prefers it over JSON (q values, wildcards,
  * order; `q=0` refuses). An Accept naming neither still gets JSON.
  */
 export function wantsMarkdown(req: IncomingMessage, url: URL): boolean {
   if (url.searchParams.get('format') === 'markdown') return true;
-  return new Negotiator(req).mediaType(DISCOVER_TYPES) === 'text/markdown';
+  return prefersMarkdown(req.headers.accept);
 }
 
 /** The 404 of an unknown entry, the same on every registry and discovery route. */

@@ -3,12 +3,12 @@
  * artifacts. They parse input, call the ExecuteService, and render in the negotiated format.
  */
 import type { IncomingMessage } from 'node:http';
-import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
+import { svcError, SvcFailure } from '../../common/errors.js';
+import { quote } from '../../common/quote.js';
 import type { ExecuteService, ProgramRequest } from '../execute/service.js';
-import type { ExecuteSession, SessionStore } from '../execute/session.js';
-import type { Registry } from '../../pack/registry.js';
+import type { SessionKey, SessionState } from '../execute/state.js';
 import { mediaType, parseJsonObject, readBody } from '../http/body.js';
-import { negotiate, type Format } from '../http/format.js';
+import { EXECUTE_MEDIA_TYPES, negotiate, type Format } from '../http/negotiate.js';
 import { ContextBodySchema, decodeBody, OpenBodySchema, PlanBodySchema, ProgramBodySchema, type ProgramBody } from '../http/requests.js';
 import type { Params, Router } from '../http/router.js';
 import { sendJson, sendOutcome } from '../http/respond.js';
@@ -17,8 +17,6 @@ import { streamOperation } from '../http/sse.js';
 
 export interface ExecuteRouteDeps {
   service: ExecuteService;
-  sessions: SessionStore;
-  registry: () => Registry;
   /** The caller's tenant ('' when inbound auth is off). */
   tenant: (req: IncomingMessage) => string;
 }
@@ -26,7 +24,7 @@ export interface ExecuteRouteDeps {
 /** The format an Accept header asks for; 406 when none fits. */
 export function formatOf(req: IncomingMessage): Format {
   const f = negotiate(req.headers.accept);
-  if (!f) throw new SvcFailure([svcError('not_acceptable', `no response format matches Accept: ${req.headers.accept}`, { hint: 'accept text/toon (default), text/plain, application/json or application/x-ndjson' })]);
+  if (!f) throw new SvcFailure([svcError('not_acceptable', `no response format matches Accept: ${quote(String(req.headers.accept), 120)}`, { hint: `accept one of ${EXECUTE_MEDIA_TYPES}` })]);
   return f;
 }
 
@@ -85,60 +83,66 @@ export async function programRequest(req: IncomingMessage, url: URL): Promise<Pr
 }
 
 export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
+  const { service } = deps;
+  const key = (p: Params): SessionKey => ({ prompt_hash: p.ph!, session: p.sid! });
+  /** The session, stale or not: what it already holds stays readable (operations, runs, artifacts). */
+  const found = (req: IncomingMessage, p: Params) => service.find(key(p), deps.tenant(req));
   /** The session, for routes that change it or run something new: a stale session is refused. */
-  const session = (req: IncomingMessage, p: Params): ExecuteSession => deps.sessions.get(p.ph!, p.sid!, deps.tenant(req), deps.registry());
-  /** The session, stale or not, for what it already holds (operations, runs, artifacts). */
-  const found = (req: IncomingMessage, p: Params): { session: ExecuteSession; stale?: SvcError } => deps.sessions.lookup(p.ph!, p.sid!, deps.tenant(req), deps.registry());
+  const current = async (req: IncomingMessage, p: Params): Promise<SessionState> => {
+    const f = await found(req, p);
+    if (f.stale) throw new SvcFailure([f.stale]);
+    return f.session;
+  };
 
   router.add('POST', '/execute', async (req, res) => {
     const format = formatOf(req);
     const example = '{"entry_id": "<catalog>", "seeds": ["<catalog>:<Entity>"]}';
-    sendOutcome(res, deps.service.open(decodeBody(OpenBodySchema, await jsonText(req, example), example), deps.tenant(req)), format);
+    sendOutcome(res, await service.open(decodeBody(OpenBodySchema, await jsonText(req, example), example), deps.tenant(req)), format);
   });
   router.add('POST', '/execute/:ph/:sid', async (req, res, p, url) => {
     const format = formatOf(req);
-    const { session: s, stale } = found(req, p);
+    const { session: s, stale } = await found(req, p);
     const r = await programRequest(req, url);
-    sendOutcome(res, await deps.service.program(s, r, stale), format, r.program);
+    sendOutcome(res, await service.program(s, r, stale), format, r.program);
   });
   router.add('POST', '/execute/:ph/:sid/context', async (req, res, p) => {
     const format = formatOf(req);
-    const s = session(req, p);
+    const s = await current(req, p);
     const example = '{"seeds": ["<catalog>:<Entity>"]}';
-    sendOutcome(res, deps.service.context(s, decodeBody(ContextBodySchema, await jsonText(req, example), example)), format);
+    sendOutcome(res, await service.context(s, decodeBody(ContextBodySchema, await jsonText(req, example), example).seeds), format);
   });
   router.add('POST', '/execute/:ph/:sid/plan', async (req, res, p, url) => {
     const format = formatOf(req);
-    const s = session(req, p);
+    const s = await current(req, p);
     if (mediaType(req) !== RESOLVED_PLAN_TYPE) throw new SvcFailure([svcError('unsupported_media_type', `a resolved plan is sent as ${RESOLVED_PLAN_TYPE}`, { hint: 'programs go to POST /execute/{prompt_hash}/{session} as text/plain' })]);
     const example = '{"plan": <plan IR>} (optionally with program, wait, force, plan_commit_ref, mode)';
     const body = decodeBody(PlanBodySchema, parseJsonObject(await readBody(req), `send ${example}`), example);
-    sendOutcome(res, await deps.service.resolvedPlan(s, body, runFlags(url, body)), format);
+    sendOutcome(res, await service.resolvedPlan(s, body.plan, runFlags(url, body), body.program ?? undefined), format);
   });
-  router.add('GET', '/execute/:ph/:sid/operations/:handle/stream', (req, res, p) => {
-    const { session: s } = found(req, p);
-    streamOperation(req, res, deps.service, deps.service.operation(s, p.handle!));
+  router.add('GET', '/execute/:ph/:sid/operations/:handle/stream', async (req, res, p) => {
+    const { session: s } = await found(req, p);
+    streamOperation(req, res, await service.watch(s, p.handle!));
   });
-  router.add('GET', '/execute/:ph/:sid/symbols', (req, res, p) => {
-    const s = session(req, p);
+  router.add('GET', '/execute/:ph/:sid/symbols', async (req, res, p) => {
+    const s = await current(req, p);
     sendJson(res, 200, { ...s.symbols.toJSON(), teaching: s.teaching });
   });
-  router.add('GET', '/execute/:ph/:sid/status', (req, res, p) => sendJson(res, 200, statusOf(session(req, p))));
-  router.add('GET', '/execute/:ph/:sid/runs', (req, res, p) => sendJson(res, 200, { runs: found(req, p).session.runs }));
+  router.add('GET', '/execute/:ph/:sid/status', async (req, res, p) => sendJson(res, 200, statusOf(await current(req, p))));
+  router.add('GET', '/execute/:ph/:sid/runs', async (req, res, p) => sendJson(res, 200, { runs: (await found(req, p)).session.runs }));
   router.add('GET', '/execute/:ph/:sid/artifacts/:run', async (req, res, p) => {
-    let snapshot;
     try {
-      snapshot = await deps.service.artifact(found(req, p).session, p.run!);
+      await found(req, p);
     } catch (e) {
       // A session this process no longer holds (a restart): a stored run of the caller's tenant still answers.
       if (!(e instanceof SvcFailure) || e.errors[0]?.code !== 'unknown_session') throw e;
-      snapshot = await deps.service.storedRun(p.ph!, p.sid!, deps.tenant(req), p.run!).catch(() => { throw e; });
+      sendJson(res, 200, await service.storedRun(key(p), deps.tenant(req), p.run!).catch(() => { throw e; }));
+      return;
     }
-    sendJson(res, 200, snapshot);
+    sendJson(res, 200, await service.storedRun(key(p), deps.tenant(req), p.run!));
   });
 }
 
-function statusOf(s: ExecuteSession): Record<string, unknown> {
+function statusOf(s: SessionState): Record<string, unknown> {
   return {
     prompt_hash: s.prompt_hash, session: s.session, intent: s.intent,
     entries: [...s.pins].map(([entry_id, cgs_hash]) => ({ entry_id, cgs_hash })),

@@ -205,7 +205,7 @@ t.test('backend URLs with user:password: the start-up lines show neither, one wa
   t.match(out, /^helpdesk v1 \S+ .* -> https:\/\/helpdesk\.example\.com\/api$/m, 'the helpdesk line shows the path, not the query');
   const e = await s.stop();
   t.equal(e.code, 0);
-  const warnings = e.stderr.split('\n').filter((l) => l.includes('backend_userinfo_ignored'));
+  const warnings = e.stderr.split('\n').filter((l) => l.startsWith('warning:') && l.includes('backend_userinfo_ignored'));
   t.same(warnings, [
     "warning: backend_userinfo_ignored: backend of brewery carries user:password in its URL; svc does not send it — declare the catalog's auth instead",
     "warning: backend_userinfo_ignored: backend of helpdesk carries user:password in its URL; svc does not send it — declare the catalog's auth instead",

@@ -116,7 +116,7 @@ t.test('mode=plan makes no vendor call and mints pcN; the live run with it write
   t.equal(meta.dry_verdict, 'review');
   t.match(meta.dry_review, { verdict: 'review', flow: 'clean', mutations: 1 });
   t.match(meta.dry_review.summary, `n1 WRITE brewery:Brewery createBrewery(name="${name}", city="Oslo", country="NO", kind="micro")`, 'the review shows the catalog default');
-  t.match(dry.body.text, new RegExp(`^dry-run ${ref}: review, 1 write; run it with plan_commit_ref=${ref} within 10 minutes`));
+  t.match(dry.body.text, new RegExp(`^dry-run ${ref}: review, 1 write; run it with its token ${ref} within 10 minutes`));
   t.notOk(dry.body.rows, 'a dry-run returns no rows');
   t.same((await call(BASE, `${path}/runs`)).body.runs, [], 'a dry-run is not a run');
 
@@ -269,7 +269,7 @@ t.test('reads: proceed plans run at once; flow warnings need review; read tokens
   t.equal(wire.length, wireBefore, 'a read dry-run sends nothing to the vendor either');
   t.equal(dry.body._meta.svc.dry_verdict, 'proceed');
   t.match(dry.body._meta.svc.dry_review, { verdict: 'proceed', flow: 'clean', mutations: 0 });
-  t.match(dry.body.text, /it runs as is: send it again without mode=plan/);
+  t.match(dry.body.text, /it runs as is: send it again as a live program/);
   const berlin = (await vendor('/breweries?city=Berlin')).map((r: Row) => ({ name: r.name }));
   for (let i = 0; i < 2; i++) {
     const a = await runProgram(BASE, path, 'e1(city="Berlin")[name]', `plan_commit_ref=${ref}`);

@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 import { request as httpRequest } from 'node:http';
 import { decode } from '@toon-format/toon';
 import { CODES } from '../../common/errors.js';
-import { promptHash } from '../../server/execute/session.js';
+import { promptHash } from '../../server/execute/state.js';
 import { call, codeOf, openSession, runProgram, startStack, type Answer } from '../_helpers/server.js';
 
 const stack = await startStack(t);
@@ -568,7 +568,10 @@ t.test('one program in every format: TOON (default), plain, JSON, NDJSON carry t
   const no = await runProgram(BASE, path, program, '', { accept: 'image/png' });
   t.equal(no.status, 406);
   t.equal(codeOf(no), 'not_acceptable');
-  t.equal((await call(BASE, `${path}/runs`)).body.runs.length, 7, 'a 406 runs nothing');
+  t.match(no.body.errors[0].hint, /text\/toon .*application\/json, text\/plain, application\/x-ndjson/, 'the 406 lists the types served');
+  const refused = await runProgram(BASE, path, program, '', { accept: 'text/toon;q=0, */*;q=0.1' });
+  t.match(refused.headers.get('content-type'), /^application\/json/, 'q=0 refuses TOON even behind a wildcard');
+  t.equal((await call(BASE, `${path}/runs`)).body.runs.length, 8, 'a 406 runs nothing');
 });
 
 t.test('errors carry their code in every format', async (t) => {

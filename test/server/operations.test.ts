@@ -16,8 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { startDemoVendor } from '../../cli/demo-vendor.js';
 import { InboundAuth } from '../../server/auth/inbound.js';
-import { DEFAULT_MAX_RUNNING_OPS, TERMINAL_OPS_KEPT, type Operation } from '../../server/execute/operations.js';
-import type { ExecuteSession } from '../../server/execute/session.js';
+import { DEFAULT_MAX_RUNNING_OPS, TERMINAL_OPS_KEPT } from '../../server/execute/operations.js';
+import type { OpDescriptor, SessionKey, SessionState } from '../../server/execute/state.js';
 import { streamOperation } from '../../server/http/sse.js';
 import { call, codeOf, openSession, runProgram, startStack, type Answer, type CallInit, type Stack } from '../_helpers/server.js';
 import { startFaultVendor, type FaultVendor, type RecordedRequest, type Reply } from '../_helpers/fault-vendor.js';
@@ -65,14 +65,25 @@ function finish(stack: Stack, path: string, handle: string): Promise<Answer> {
   });
 }
 
-/** The server-side session (for what only the server can count: operations, listeners). */
-function sessionOf(stack: Stack, path: string, tenant = ''): ExecuteSession {
+/** The address of a session path `/execute/{ph}/{sid}`. */
+function keyOf(path: string): SessionKey {
   const [, , ph, sid] = path.split('/');
-  return stack.app.sessions.get(ph!, sid!, tenant, stack.app.registry);
+  return { prompt_hash: ph!, session: sid! };
 }
 
-function opAt(stack: Stack, path: string, handle: string): Operation {
-  return stack.app.service.operation(sessionOf(stack, path), handle);
+/** The server-side session (for what only the server can count: operations). */
+async function sessionOf(stack: Stack, path: string, tenant = ''): Promise<SessionState> {
+  return (await stack.app.service.find(keyOf(path), tenant)).session;
+}
+
+/** The server-side descriptor of an operation. */
+function opAt(stack: Stack, path: string, handle: string): Promise<OpDescriptor> {
+  return stack.app.service.background.find(keyOf(path), handle);
+}
+
+/** Listeners that follow an operation on the server. */
+function listenersOf(stack: Stack, path: string, handle: string): number {
+  return stack.app.service.background.listenerCount(keyOf(path), handle);
 }
 
 /** Counts of a progress line: steps done, pages, rows. */
@@ -231,7 +242,7 @@ t.test('wait=false accepts with `+`; wait(oN) answers `~` then `=`; the end is `
   t.same(again.body.rows, done.body.rows, 'with the same rows');
   const snap = await stack.artifacts.get(end.r!);
   t.same(snap?.steps[0]?.rows, done.body.rows, 'the run artifact stored under op.r holds the rows');
-  const blocks = opAt(stack, path, 'o1').blocks ?? [];
+  const blocks = (await opAt(stack, path, 'o1')).blocks ?? [];
   t.equal(blocks.length, 1);
   t.notOk(blocks.some((b) => 'rows' in b), 'the operation keeps no rows in memory: they are read back from the store');
 
@@ -540,7 +551,7 @@ t.test('SSE: snapshot first, progress, terminal last, then the stream closes; tw
   const [s1, s2] = await Promise.all([openStream(url), openStream(url)]);
   t.equal(s1.status, 200);
   await until('both snapshots', () => (s1.events.length && s2.events.length) || undefined);
-  t.equal(opAt(stack, path, h).listeners.size, 2, 'two listeners on the server');
+  t.equal(listenersOf(stack, path, h), 2, 'two listeners on the server');
   for (const s of [s1, s2]) {
     t.equal(s.events[0]?.event, 'snapshot', 'snapshot first');
     t.match(s.events[0]?.data, new RegExp(`^[+~] ${h} (started|running)`), 'the snapshot is a plain progress line');
@@ -561,7 +572,7 @@ t.test('SSE: snapshot first, progress, terminal last, then the stream closes; tw
     for (const e of s.events.slice(1, -1)) t.match(e.data, new RegExp(`^~ ${h} running: `), `listener ${i + 1}: progress data is a \`~\` line`);
     t.ok(s.ended(), `listener ${i + 1}: the server closed the stream`);
   }
-  t.equal(opAt(stack, path, h).listeners.size, 0, 'no listener is left');
+  t.equal(listenersOf(stack, path, h), 0, 'no listener is left');
 });
 
 t.test('SSE: a finished operation streams its snapshot and terminal; failures and cancels too', async (t) => {
@@ -602,16 +613,16 @@ t.test('SSE: a client that aborts frees its listener', async (t) => {
   const url = `${stack.url}${path}/operations/${h}/stream`;
   const stay = await openStream(url);
   const leave = await openStream(url);
-  await until('both listeners', () => opAt(stack, path, h).listeners.size === 2 || undefined);
+  await until('both listeners', () => listenersOf(stack, path, h) === 2 || undefined);
   leave.abort();
   await leave.closed;
-  const left = await until('the aborted listener to go', () => opAt(stack, path, h).listeners.size === 1 || undefined);
+  const left = await until('the aborted listener to go', () => listenersOf(stack, path, h) === 1 || undefined);
   t.ok(left, 'the server dropped the aborted listener; the other remains');
   g.gates.release('leave');
   await stay.closed;
   t.equal(stay.events[stay.events.length - 1]?.event, 'terminal', 'the remaining listener still gets terminal');
   t.notOk(leave.events.some((e) => e.event === 'terminal'), 'the aborted one got nothing more');
-  t.equal(opAt(stack, path, h).listeners.size, 0);
+  t.equal(listenersOf(stack, path, h), 0);
 });
 
 t.test('SSE heartbeats: comment lines while the operation is idle', async (t) => {
@@ -621,8 +632,8 @@ t.test('SSE heartbeats: comment lines while the operation is idle', async (t) =>
   const stack = await startStack(t, { vendorUrl: g.vendor.url });
   const { path } = await openSession(stack.url, { entry_id: 'brewery' });
   const h = await start(t, stack, path, 'e2(name="beat")[id]');
-  const op = opAt(stack, path, h);
-  const server = createServer((req, res) => streamOperation(req, res, stack.app.service, op, 20));
+  const watch = await stack.app.service.watch(keyOf(path), h);
+  const server = createServer((req, res) => streamOperation(req, res, watch, 20));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
   const s = await openStream(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
@@ -720,7 +731,7 @@ t.test(`a session keeps at most ${TERMINAL_OPS_KEPT} terminal operations`, async
     if (opOf(end)['~'] !== '!') t.fail(`${h} did not succeed: ${end.text}`);
   }
   t.equal(handles[total - 1], `o${total}`);
-  const ops = sessionOf(stack, path).ops;
+  const ops = (await sessionOf(stack, path)).ops;
   t.equal(ops.size, TERMINAL_OPS_KEPT, `the session holds ${TERMINAL_OPS_KEPT} operations`);
   t.ok([...ops.values()].every((o) => o.state !== 'running'), 'all of them terminal');
   t.same([...ops.keys()], handles.slice(total - TERMINAL_OPS_KEPT), 'the newest are kept');
@@ -749,7 +760,7 @@ t.test('an operation that ends after many others is kept: the earliest ended are
   const end = await finish(stack, path, long);
   t.equal(opOf(end)['~'], '!', `${long} answers its end right after it ended`);
   t.same(end.body.rows, beersNamed('long').map((b) => ({ id: b.id })));
-  const ops = sessionOf(stack, path).ops;
+  const ops = (await sessionOf(stack, path)).ops;
   t.equal(ops.size, TERMINAL_OPS_KEPT, 'still at most the kept count');
   t.ok(ops.has(long), `${long} is kept`);
   t.notOk(ops.has(quick[0]!) || ops.has(quick[1]!), 'the two that ended first were dropped');
@@ -815,7 +826,7 @@ t.test('page(pgN): a failed continuation leaves the handle usable; mode=plan is 
   const dry = await runProgram(stack.url, path, `page(${h})`, 'mode=plan');
   t.equal(dry.status, 400, 'a continuation has no dry-run');
   t.equal(codeOf(dry), 'bad_arguments');
-  t.match(dry.body.errors[0].hint, /without mode=plan/);
+  t.match(dry.body.errors[0].hint, /send it as a live program/);
   t.equal(vendor.requests.length, before, 'nothing reached the vendor');
 
   const failed = await runProgram(stack.url, path, `page(${h})`);

@@ -35,7 +35,7 @@ t.test('plain dry-runs show dry_review on one line', async (t) => {
   // max_calls is asked of the service's dry_review (a variable, so the object may carry it before SvcMeta types it).
   const review = { verdict: 'review', flow: ['over_call_budget'], mutations: 0, max_calls: 3000 as number | null, summary: 'n1 read ...' };
   const o = {
-    status: 200, results: [], errors: [], text: 'dry-run pc1: review, flow: over_call_budget\nup to 3000 vendor calls',
+    kind: 'result' as const, results: [], errors: [], text: 'dry-run pc1: review, flow: over_call_budget\nup to 3000 vendor calls',
     meta: { mode: 'plan' as const, plan_commit_ref: 'pc1', dry_verdict: 'review', dry_review: review },
   };
   const plain = render(o, 'plain');

@@ -1,11 +1,13 @@
 import t from 'tap';
-import { negotiate, table, outcomeObject, render } from '../../server/http/format.js';
-import { applyProgress, opLine, progressOf, trimOperations, TERMINAL_OPS_KEPT, TERMINAL_OP_TTL_MS, type Operation } from '../../server/execute/operations.js';
+import { table, outcomeObject, render } from '../../server/http/format.js';
+import { negotiate } from '../../server/http/negotiate.js';
+import { applyProgress, opLine, progressOf, trimOperations, TERMINAL_OPS_KEPT, TERMINAL_OP_TTL_MS } from '../../server/execute/operations.js';
+import type { OpDescriptor } from '../../server/execute/state.js';
 import { canonicalPath, Router } from '../../server/http/router.js';
 import { isProtected, SvcApp } from '../../server/app.js';
 import { Registry } from '../../pack/index.js';
 import { MemoryArtifactStore } from '../../runtime/artifacts/index.js';
-import { promptHash } from '../../server/execute/session.js';
+import { promptHash } from '../../server/execute/state.js';
 
 t.test('Accept negotiation', async (t) => {
   t.equal(negotiate(undefined), 'toon', 'no Accept: text/toon');
@@ -18,10 +20,26 @@ t.test('Accept negotiation', async (t) => {
   t.equal(negotiate('text/plain;q=0.2, application/json;q=0.8'), 'json');
   t.equal(negotiate('application/json;q=0'), undefined, 'q=0 refuses');
   t.equal(negotiate('image/png'), undefined, 'nothing we serve: 406');
+  // q=0 refuses a type even behind a wildcard.
+  t.equal(negotiate('text/toon;q=0, */*;q=0.1'), 'json', 'TOON refused: the next offered type, not TOON');
+  t.equal(negotiate('text/toon;q=0, text/*'), 'plain', 'text/* without TOON is plain text');
+  t.equal(negotiate('*/*;q=0'), undefined, 'everything refused');
+  // Wildcards.
+  t.equal(negotiate('text/*'), 'toon');
+  t.equal(negotiate('application/*'), 'json');
+  t.equal(negotiate('image/*, application/*;q=0.5'), 'json');
+  // Ties go to the client's order.
+  t.equal(negotiate('text/plain, application/json'), 'plain');
+  t.equal(negotiate('application/json, text/plain'), 'json');
+  // Parameters and case.
+  t.equal(negotiate('application/json; charset=utf-8'), 'json');
+  t.equal(negotiate('Text/Plain; Q=0.9, application/json;q=0.8'), 'plain');
+  t.equal(negotiate('application/ndjson'), 'ndjson', 'the alias of NDJSON');
+  t.equal(negotiate('application/json;q=0.x, text/plain'), 'plain', 'a malformed q does not break the rest');
 });
 
 t.test('formats carry rows, the page handle, meta and errors', async (t) => {
-  const o = { status: 200, results: [{ entity: 'brewery:Brewery', rows: [{ id: 'b-1', name: 'A\tB' }], total: 42, next: 'pg1' }], errors: [], meta: { mode: 'live' as const, run_id: 'pr1' } };
+  const o = { kind: 'result' as const, results: [{ entity: 'brewery:Brewery', rows: [{ id: 'b-1', name: 'A\tB' }], total: 42, next: 'pg1' }], errors: [], meta: { mode: 'live' as const, run_id: 'pr1' } };
   t.match(outcomeObject(o), { entity: 'brewery:Brewery', count: 1, total: 42, more: 'page(pg1)[..]', rows: [{ id: 'b-1' }], _meta: { svc: { run_id: 'pr1' } } });
   const plain = render(o, 'plain');
   t.match(plain, /brewery:Brewery: 1 of 42 rows/);
@@ -32,7 +50,7 @@ t.test('formats carry rows, the page handle, meta and errors', async (t) => {
   t.match(nd[1], { results: [{ more: 'page(pg1)[..]', total: 42 }], _meta: { svc: { mode: 'live' } } });
   t.match(render(o, 'toon'), /rows\[1\]\{id,name\}:/);
   t.equal(table([]), '(no rows)');
-  const opened = { status: 201, results: [], errors: [], text: 'RULES\nWAVE', meta: { domain_revision: 1 }, extra: { prompt_hash: 'ab12', session: 'cd34', domain_revision: 1, entries: [{ entry_id: 'brewery', cgs_hash: 'ff' }], rules: 'RULES', wave: 'WAVE' } };
+  const opened = { kind: 'created' as const, results: [], errors: [], text: 'RULES\nWAVE', meta: { domain_revision: 1 }, extra: { prompt_hash: 'ab12', session: 'cd34', domain_revision: 1, entries: [{ entry_id: 'brewery', cgs_hash: 'ff' }], rules: 'RULES', wave: 'WAVE' } };
   const openedPlain = render(opened, 'plain');
   t.match(openedPlain, /^# prompt_hash: ab12$/m, 'plain text names the session address');
   t.match(openedPlain, /^# session: cd34$/m);
@@ -41,8 +59,8 @@ t.test('formats carry rows, the page handle, meta and errors', async (t) => {
   t.equal(openedPlain.match(/WAVE/g)?.length, 1, 'the wave is the text, not repeated as a key');
 });
 
-function op(): Operation {
-  return { handle: 'o1', state: 'running', started: 0, steps: 2, returns: new Set(['n1']), progress: new Map(), version: 0, seen: 0, controller: new AbortController(), errors: [], listeners: new Set(), done: Promise.resolve() };
+function op(): OpDescriptor {
+  return { handle: 'o1', state: 'running', started: 0, steps: 2, returns: ['n1'], progress: {}, version: 0, seen: 0, errors: [] };
 }
 
 t.test('operation lines and progress folding', async (t) => {
@@ -59,8 +77,9 @@ t.test('operation lines and progress folding', async (t) => {
 });
 
 t.test('progress events: rows of returned steps only, and no event that changes nothing', async (t) => {
-  const o = { ...op(), returns: new Set(['n2']) };
-  const step = (id: string, phase: string, rows: number, pages = 1) => progressOf(o, { kind: 'step', step: id, phase: phase as 'running', pages, rows, calls: pages, elapsed_ms: 1 }, 1000);
+  const o = { ...op(), returns: ['n2'] };
+  const notified = {};
+  const step = (id: string, phase: string, rows: number, pages = 1) => progressOf(o, { kind: 'step', step: id, phase: phase as 'running', pages, rows, calls: pages, elapsed_ms: 1 }, 1000, notified);
   const first = step('n1', 'running', 25);
   t.match(first?.line, /0\/2 steps, 1 page, 0 rows/, 'rows of n1 (it feeds n2, it is not returned) are not counted');
   t.equal(step('n1', 'running', 25), undefined, 'the same counts again: no event');
@@ -70,7 +89,7 @@ t.test('progress events: rows of returned steps only, and no event that changes 
 });
 
 t.test('terminal operations are bounded in count and age', async (t) => {
-  const ops = new Map<string, Operation>();
+  const ops = new Map<string, OpDescriptor>();
   for (let i = 1; i <= 40; i++) ops.set(`o${i}`, { ...op(), handle: `o${i}`, state: 'succeeded', ended: 1000 + i });
   ops.set('o41', { ...op(), handle: 'o41' });
   trimOperations(ops, 2000);
@@ -118,18 +137,18 @@ t.test('canonicalPath: the spelling the router matches on', async (t) => {
 
 t.test('compiled plans are cached per session and program, for one registry and domain revision, within a byte budget', async (t) => {
   const { loadCatalogDir } = await import('../../pack/load.js');
-  const { SessionStore } = await import('../../server/execute/session.js');
+  const { MemorySessionRepository } = await import('../../server/execute/memory-repository.js');
   const { ExecuteService } = await import('../../server/execute/service.js');
   const { PlanCache } = await import('../../server/execute/plan-cache.js');
   const { join } = await import('node:path');
   const { registry } = await loadCatalogDir(join(import.meta.dirname, '..', '..', 'fixtures', 'packed'));
-  const sessions = new SessionStore();
+  const sessions = new MemorySessionRepository();
   const artifacts = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 60 });
   t.teardown(() => artifacts.close());
   const plans = new PlanCache(128 * 1024);
   const service = new ExecuteService({ registry: () => registry, sessions, artifacts, runtime: {}, planCache: plans });
-  const opened = service.open({ entry_id: 'brewery', seeds: ['brewery:Brewery'] }, '');
-  const s = sessions.get(opened.extra!.prompt_hash as string, opened.extra!.session as string, '', registry);
+  const opened = await service.open({ entry_id: 'brewery', seeds: ['brewery:Brewery'] }, '');
+  const s = (await sessions.get({ prompt_hash: opened.extra!.prompt_hash as string, session: opened.extra!.session as string }))!;
   const dry = (program: string) => service.program(s, { program, mode: 'plan', wait: true, force: false });
 
   const first = await dry('e1(limit=25)');
@@ -141,11 +160,11 @@ t.test('compiled plans are cached per session and program, for one registry and 
   t.notOk(plans.get(s, 'e1(limit=25) ', registry), 'the key is the exact program text');
 
   const bad = await dry('e9');
-  t.equal(bad.status, 400);
+  t.equal(bad.errors[0]?.code, 'unknown_symbol', 'a compile error');
   t.notOk(plans.get(s, 'e9', registry), 'a program that does not compile is not cached');
 
   t.notOk(plans.get(s, 'e1(limit=25)', new Registry(registry.list())), 'another registry (a reload) misses');
-  service.context(s, { seeds: ['brewery:Beer'] });
+  await service.context(s, ['brewery:Beer']);
   t.notOk(plans.get(s, 'e1(limit=25)', registry), 'a new wave (domain revision) misses');
   t.equal((await dry('e1(limit=25)')).meta.commit_id, first.meta.commit_id, 'recompiled after the wave: same plan');
 
@@ -166,4 +185,15 @@ t.test('compiled plans are cached per session and program, for one registry and 
   const huge = `e1(city=<<EOT\n${'x'.repeat(64 * 1024)}\nEOT)[id]`;
   await dry(huge);
   t.notOk(plans.get(s, huge, registry), 'a plan larger than an eighth of the budget is not cached');
+});
+
+t.test('a page handle with a logical-session prefix resolves when that logical session is bound', async (t) => {
+  const { pageHandleName } = await import('../../server/execute/pages.js');
+  const { newSession } = await import('../../server/execute/state.js');
+  const s = newSession({ prompt_hash: 'a'.repeat(16), session: 'b'.repeat(16) }, { entry_id: 'brewery', cgs_hash: 'h', intent: '', tenant: '', now: 0 });
+  t.equal(pageHandleName(s, 'pg3'), 'pg3', 'a plain handle is its own name');
+  t.throws(() => pageHandleName(s, 'l_k9Q2_pg3'), /names the logical session l_k9Q2, which is not bound to this session/);
+  s.logical.push('l_k9Q2');
+  t.equal(pageHandleName(s, 'l_k9Q2_pg3'), 'pg3', 'bound: the session\'s pgN');
+  t.throws(() => pageHandleName(s, 'l_other_pg3'), /not bound/);
 });
