@@ -270,3 +270,23 @@ t.test('after a reload changed its catalog, a session still answers wait, /runs 
   const dryWait = await runProgram(stack.url, path, `wait(${h})`, 'mode=plan');
   t.equal(codeOf(dryWait), 'session_stale', 'only the continuations themselves are served');
 });
+
+t.test('a write whose run artifact cannot be stored answers its result with a warning, never a 500', async (t) => {
+  const dir = await tmp(t, 'svc-abuse-store-');
+  const artifacts = await FileArtifactStore.open(join(dir, 'runs'), { retentionSecs: 3600, gcIntervalSecs: 3600 });
+  const stack = await startStack(t, { artifacts });
+  await rm(join(dir, 'runs'), { recursive: true, force: true }); // the store's directory is gone: every put fails
+  const { path } = await openSession(stack.url, { entry_id: 'brewery' });
+  const write = 'm1(name="Unstored Brewing", city="Ghent", country="BE")';
+  const dry = await runProgram(stack.url, path, write, 'mode=plan');
+  const a = await runProgram(stack.url, path, write, `plan_commit_ref=${dry.body._meta.svc.plan_commit_ref}`);
+  t.equal(a.status, 200, 'the write happened: its answer is a success');
+  t.equal(a.body.rows?.[0]?.name, 'Unstored Brewing', 'with the row the vendor created');
+  t.equal(a.body.warnings?.[0]?.code, 'run_not_stored', 'and a warning that its artifact was not stored');
+  t.equal(a.body._meta.svc.run_id, undefined, 'no run id to look up');
+  const found = await fetch(`${stack.vendorUrl}/breweries?name=${encodeURIComponent('Unstored Brewing')}`);
+  t.equal(((await found.json()) as unknown[]).length, 1, 'the vendor has the row');
+  t.same((await call(stack.url, `${path}/runs`)).body.runs, [], 'the run is not listed');
+  const plain = await runProgram(stack.url, path, 'e1("b-1")[name]', '', { accept: 'text/plain' });
+  t.match(plain.text, /^warning run_not_stored: /m, 'plain text shows the warning');
+});
