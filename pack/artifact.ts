@@ -1,16 +1,19 @@
 /** Artifact file names, manifests and their exact bytes (deterministic: same CGS, same bytes). */
+import { Type, type Static } from '@sinclair/typebox';
 import { sortKeysDeep } from '../common/canonical.js';
 import type { Cgs } from './cgs.js';
 import { SVC_CATALOG_FORMAT_VERSION } from './cgs.js';
 
-export interface Manifest {
-  entry_id: string;
-  version: number;
-  cgs_hash: string;
-  /** File name of the CGS artifact, in the same directory. */
-  artifact: string;
-  format_version: typeof SVC_CATALOG_FORMAT_VERSION;
-}
+/** The manifest next to each CGS artifact, as `svc pack` writes it (JSON Schema + type, defined once). */
+export const ManifestSchema = Type.Object({
+  entry_id: Type.String(),
+  version: Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+  cgs_hash: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 hex of the canonical JSON of the CGS.' }),
+  artifact: Type.String({ pattern: '^(?!\\.)[A-Za-z0-9._-]+$', description: 'File name of the CGS artifact, in the same directory.' }),
+  format_version: Type.Literal(SVC_CATALOG_FORMAT_VERSION),
+}, { $id: 'https://svc.invalid/schemas/manifest.schema.json', title: 'svc catalog manifest' });
+
+export type Manifest = Static<typeof ManifestSchema>;
 
 /** `<entry_id>.v<version>.<hash12>` */
 export function artifactStem(entryId: string, version: number, cgsHash: string): string {

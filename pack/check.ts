@@ -26,21 +26,30 @@ export function checkCgs(cgs: Cgs, poisoned: Poisoned = new Set()): Located[] {
   const fail = (at: string, code: ErrorCode, message: string, hint?: string) => out.push({ error: svcError(code, message, hint ? { hint } : {}), at });
   const entityNames = cgs.entities.map((e) => e.name);
   const capNames = cgs.capabilities.map((c) => c.name);
-  const knownEntity: KnownEntity = Object.assign((n: string) => entityNames.includes(n) || isPoisoned(poisoned, 'entities', n), { names: entityNames });
-  const knownCap = (n: string) => capNames.includes(n) || isPoisoned(poisoned, 'capabilities', n);
+  // First declarations by name (a second one is a duplicate_name): lookups stay linear in big catalogs.
+  const index: Index = { entities: firstByName(cgs.entities), capabilities: firstByName(cgs.capabilities) };
+  const knownEntity: KnownEntity = Object.assign((n: string) => index.entities.has(n) || isPoisoned(poisoned, 'entities', n), { names: entityNames });
+  const knownCap = (n: string) => index.capabilities.has(n) || isPoisoned(poisoned, 'capabilities', n);
 
   checkHeader(cgs, (at, ...rest) => { if (!isPoisoned(poisoned, 'catalog', at.split('/')[1]!)) fail(at, ...rest); });
   duplicates(entityNames, '/entities', 'entity', fail);
   duplicates(capNames, '/capabilities', 'capability', fail);
 
   // A name declared twice is reported once (above); only its first declaration is checked further.
-  cgs.entities.forEach((e, i) => { if (entityNames.indexOf(e.name) === i) checkEntity(cgs, e, `/entities/${i}`, knownEntity, knownCap, (n) => isPoisoned(poisoned, 'entities', e.name, 'fields', n), fail); });
-  cgs.capabilities.forEach((c, i) => { if (capNames.indexOf(c.name) === i) checkCapability(cgs, c, `/capabilities/${i}`, knownEntity, poisoned, fail); });
+  cgs.entities.forEach((e, i) => { if (index.entities.get(e.name) === e) checkEntity(cgs, index, e, `/entities/${i}`, knownEntity, knownCap, (n) => isPoisoned(poisoned, 'entities', e.name, 'fields', n), fail); });
+  cgs.capabilities.forEach((c, i) => { if (index.capabilities.get(c.name) === c) checkCapability(cgs, index, c, `/capabilities/${i}`, knownEntity, poisoned, fail); });
   return out;
 }
 
 type Fail = (at: string, code: ErrorCode, message: string, hint?: string) => void;
 type KnownEntity = ((n: string) => boolean) & { names: string[] };
+interface Index { entities: Map<string, Entity>; capabilities: Map<string, Capability> }
+
+function firstByName<T extends { name: string }>(items: T[]): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const x of items) if (!out.has(x.name)) out.set(x.name, x);
+  return out;
+}
 
 function checkHeader(cgs: Cgs, fail: Fail): void {
   if (!ENTRY_ID_PATTERN.test(cgs.entry_id)) {
@@ -82,7 +91,7 @@ function duplicates(names: string[], at: string, what: string, fail: Fail): void
   });
 }
 
-function checkEntity(cgs: Cgs, e: Entity, at: string, knownEntity: KnownEntity, knownCap: (n: string) => boolean, droppedField: (n: string) => boolean, fail: Fail): void {
+function checkEntity(cgs: Cgs, index: Index, e: Entity, at: string, knownEntity: KnownEntity, knownCap: (n: string) => boolean, droppedField: (n: string) => boolean, fail: Fail): void {
   const fieldNames = e.fields.map((f) => f.name);
   duplicates(fieldNames, `${at}/fields`, `field of ${e.name}:`, fail);
   if (!fieldNames.includes(e.id_field) && !droppedField(e.id_field)) {
@@ -96,7 +105,7 @@ function checkEntity(cgs: Cgs, e: Entity, at: string, knownEntity: KnownEntity, 
     if (!knownEntity(r.target)) {
       fail(`${rat}/target`, 'unknown_entity', `relation \`${e.name}.${r.name}\` targets unknown entity \`${r.target}\``, suggestHint(r.target, cgs.entities.map((x) => x.name)));
     }
-    const cap = cgs.capabilities.find((c) => c.name === r.capability);
+    const cap = index.capabilities.get(r.capability);
     if (!cap) {
       if (!knownCap(r.capability)) fail(`${rat}/capability`, 'unknown_capability', `relation \`${e.name}.${r.name}\` is followed by unknown capability \`${r.capability}\``, suggestHint(r.capability, (knownEntity.names.includes(r.target) ? cgs.capabilities.filter((c) => c.entity === r.target) : cgs.capabilities).map((c) => c.name)));
       return;
@@ -161,8 +170,8 @@ export function valueFits(t: TypeSpec, v: unknown): boolean {
   }
 }
 
-function checkCapability(cgs: Cgs, c: Capability, at: string, knownEntity: KnownEntity, poisoned: Poisoned, fail: Fail): void {
-  const entity = cgs.entities.find((e) => e.name === c.entity);
+function checkCapability(cgs: Cgs, index: Index, c: Capability, at: string, knownEntity: KnownEntity, poisoned: Poisoned, fail: Fail): void {
+  const entity = index.entities.get(c.entity);
   if (!entity && !knownEntity(c.entity)) fail(`${at}/entity`, 'unknown_entity', `capability \`${c.name}\` is about unknown entity \`${c.entity}\``, suggestHint(c.entity, cgs.entities.map((e) => e.name)));
   const names = c.params.map((p) => p.name);
   duplicates(names, `${at}/params`, `parameter of ${c.name}:`, fail);

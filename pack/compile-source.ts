@@ -1,19 +1,15 @@
 /**
  * The pure half of `svc pack`: catalog source texts -> CGS + hash, or every diagnostic at once.
- *
- * Two paths give the same CGS. The fast path reads the YAML without positions (js-yaml) and is
- * taken when the catalog is clean; as soon as anything is wrong, the catalog is compiled again
- * with the `yaml` library's positions, so that every diagnostic names file:line:col.
+ * Each file is parsed once, with positions (`yaml`, see `parse-yaml.ts`), so that a diagnostic
+ * found at any stage names file:line:col.
  */
-import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
 import type { SvcError } from '../common/errors.js';
 import { svcError } from '../common/errors.js';
 import { canonicalHash } from '../common/canonical.js';
-import { validateSourceFile } from './ajv.js';
 import type { Cgs } from './cgs.js';
 import { checkCgs, type Located } from './check.js';
 import { normalize, pruneInvalid, type Origin } from './normalize.js';
-import { locate, parseSource, schemaDiagnostics, type KeyPath, type SourceData, type SourceFile, type SourceText } from './source.js';
+import { locate, parseSource, schemaDiagnostics, type KeyPath, type SourceFile, type SourceText } from './source.js';
 
 export interface CompiledCatalog {
   /** Present only when there is no diagnostic. */
@@ -31,37 +27,11 @@ export type CgsCheck = (cgs: Cgs) => Located[];
  */
 export function compileSource(texts: SourceText[], extraChecks: CgsCheck[] = []): CompiledCatalog {
   const sorted = [...texts].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return compileFast(sorted, extraChecks) ?? compileWithPositions(sorted, extraChecks);
+  return compileSorted(sorted, extraChecks);
 }
 
-const ANCHOR_OR_ALIAS = /(?:^|[\s[{,:])[&*][^\s,\]}]/m;
-
-/** The clean-catalog path: no positions. Undefined as soon as anything needs a diagnostic. */
-export function compileFast(sorted: SourceText[], extraChecks: CgsCheck[] = []): CompiledCatalog | undefined {
-  const files: SourceData[] = [];
-  for (const t of sorted) {
-    // Anchors and aliases take the careful path (alias-expansion limits live there).
-    if (ANCHOR_OR_ALIAS.test(t.text)) return undefined;
-    let data: unknown;
-    try {
-      data = loadYaml(t.text, { schema: CORE_SCHEMA, filename: t.file });
-    } catch {
-      return undefined;
-    }
-    if (data === null || data === undefined) data = {};
-    if (typeof data !== 'object' || Array.isArray(data)) return undefined;
-    if (validateSourceFile(data).length) return undefined;
-    files.push({ file: t.file, data: data as Record<string, unknown> });
-  }
-  if (files.length === 0) return undefined;
-  const n = normalize(files);
-  if (n.errors.length || checkCgs(n.cgs).length) return undefined;
-  for (const check of extraChecks) if (check(n.cgs).length) return undefined;
-  return { cgs: n.cgs, cgs_hash: canonicalHash(n.cgs), diagnostics: [] };
-}
-
-/** The full path: YAML with positions, schema diagnostics, pruning, every semantic problem. */
-export function compileWithPositions(sorted: SourceText[], extraChecks: CgsCheck[] = []): CompiledCatalog {
+/** Parse, check the schema, prune what breaks it, normalize, then every semantic problem. */
+function compileSorted(sorted: SourceText[], extraChecks: CgsCheck[]): CompiledCatalog {
   const diagnostics: SvcError[] = [];
   const files: SourceFile[] = [];
   const badPaths = new Map<SourceFile, KeyPath[]>();
@@ -84,19 +54,20 @@ export function compileWithPositions(sorted: SourceText[], extraChecks: CgsCheck
   const n = normalize(files, poisoned);
   const located = [...n.errors, ...checkCgs(n.cgs, poisoned)];
   if (located.length === 0 && diagnostics.length === 0) for (const check of extraChecks) located.push(...check(n.cgs));
-  for (const l of located) diagnostics.push({ ...l.error, span: spanOf(l.at, n.origins, files[0]!) });
+  for (const l of located) diagnostics.push({ ...l.error, span: spanOf(l.at, n.origins, files) });
   if (diagnostics.length) return { diagnostics: sortDiagnostics(diagnostics) };
   return { cgs: n.cgs, cgs_hash: canonicalHash(n.cgs), diagnostics: [] };
 }
 
 /** The source position of a CGS pointer: its own origin or that of its nearest ancestor. */
-function spanOf(at: string, origins: Map<string, Origin>, fallback: SourceFile) {
+function spanOf(at: string, origins: Map<string, Origin>, files: SourceFile[]) {
   let p = at;
   for (;;) {
     const o = origins.get(p);
-    // On this path every origin is a SourceFile (parsed with positions).
-    if (o) return locate(o.src as SourceFile, o.path, isKeyLevel(o.path));
-    if (p === '') return locate(fallback, []);
+    // Every origin is one of the parsed files (normalize sees them as plain data).
+    const src = o && files.find((f) => f === o.src);
+    if (o && src) return locate(src, o.path, isKeyLevel(o.path));
+    if (p === '') return locate(files[0]!, []);
     p = p.slice(0, p.lastIndexOf('/'));
   }
 }

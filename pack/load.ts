@@ -6,9 +6,12 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { Type } from '@sinclair/typebox';
 import type { SvcError } from '../common/errors.js';
 import { svcError } from '../common/errors.js';
-import type { Manifest } from './artifact.js';
+import { ManifestSchema, type Manifest } from './artifact.js';
+import { conforms } from './ajv.js';
+import { errnoCode } from './errno.js';
 import type { CgsCheck } from './compile-source.js';
 import { Registry, type RegistryEntry } from './registry.js';
 import { displayUrl, hasUserinfo, withoutUserinfo } from './urls.js';
@@ -45,7 +48,7 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
   try {
     names = (await readdir(dir)).sort();
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    const code = errnoCode(e);
     return { registry: new Registry([]), problems: [svcError('artifact_unreadable', `cannot read catalog directory (${code})`, { file: dir, hint: 'pass a directory written by `svc pack --out <dir>`' })], kept: [] };
   }
   const candidates: RegistryEntry[] = [];
@@ -58,7 +61,7 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
     try {
       text = await readFile(file, 'utf8');
     } catch (e) {
-      problems.push(svcError('artifact_unreadable', `cannot read the manifest (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { file, hint: 'remove or repack it; the other catalogs still load' }));
+      problems.push(svcError('artifact_unreadable', `cannot read the manifest (${errnoCode(e)})`, { file, hint: 'remove or repack it; the other catalogs still load' }));
       owners.forEach((id) => troubled.add(id));
       continue;
     }
@@ -96,14 +99,17 @@ function ownersOfManifest(name: string, previous?: Registry): string[] {
   return [...out];
 }
 
+const NamesEntry = Type.Pick(ManifestSchema, ['entry_id'], { $id: 'svc:manifest-entry-id' });
+
 /** The entry_id a manifest that failed to decode still names, if its JSON gets that far. */
 function namedIn(text: string): string[] {
+  let data: unknown;
   try {
-    const o = JSON.parse(text) as { entry_id?: unknown } | null;
-    return o && typeof o === 'object' && typeof o.entry_id === 'string' ? [o.entry_id] : [];
+    data = JSON.parse(text);
   } catch {
     return [];
   }
+  return conforms(NamesEntry, data) ? [data.entry_id] : [];
 }
 
 /**
@@ -133,7 +139,7 @@ export async function loadSchemaFile(path: string, opts: LoadOptions = {}): Prom
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    problems.push(svcError('artifact_missing', `cannot read the CGS file (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { file: path, hint: 'pass a `*.cgs.json` file written by `svc pack`' }));
+    problems.push(svcError('artifact_missing', `cannot read the CGS file (${errnoCode(e)})`, { file: path, hint: 'pass a `*.cgs.json` file written by `svc pack`' }));
     return { registry: new Registry([]), problems, kept: [] };
   }
   const v = verifyCgs(text, path, undefined, opts.extraChecks);

@@ -1,216 +1,182 @@
 /**
- * JSON Schema (draft-07) of one catalog source file. Every YAML file of a catalog source directory
- * is validated against it; the same schema, written to `schemas/catalog-source.schema.json`, lets
- * an editor's YAML language server complete and check catalog files.
+ * The catalog source format, defined once: a JSON Schema (draft-07) built in code with TypeBox,
+ * from which ajv compiles the validator (`ajv.ts`), `svc schemas` writes
+ * `schemas/catalog-source.schema.json` (for editors' YAML language servers), and TypeScript derives
+ * the types of a valid file (`CatalogSourceFile` and its parts).
+ *
+ * Two forms are written by hand on purpose, for the messages `schema-errors.ts` makes of ajv's
+ * errors: enumerations are `{enum: [...]}` (one `enum` error, turned into "did you mean"), not
+ * TypeBox's union of literals; maps keyed by names carry `propertyNames` (a bad name is told as such).
  */
-import { AUTH_SCHEMES, CAPABILITY_KINDS, HTTP_METHODS, SCALAR_TYPES } from './cgs.js';
-
-const name = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
-const description = { type: 'string', description: 'Plain text; becomes teaching text.' };
-const scalarName = { enum: [...SCALAR_TYPES], description: 'A scalar type name as a shorthand for {type: <name>}.' };
-
-const typeSpec = {
-  type: 'object',
-  properties: {
-    type: { enum: [...SCALAR_TYPES, 'enum', 'ref', 'array', 'object'] },
-    description,
-    values: { type: 'array', items: { type: ['string', 'number'] }, description: 'Allowed values of an enum.' },
-    entity: { ...name, description: 'Entity named by a ref.' },
-    items: { $ref: '#/definitions/typeOrShorthand', description: 'Element type of an array.' },
-    fields: { $ref: '#/definitions/fields', description: 'Fields of an object.' },
-  },
-  required: ['type'],
-  additionalProperties: false,
-};
-
-const param = {
-  description: 'A parameter. null, {} or an object without `type` takes the type and description of the entity field of the same name (or the one named by `field`).',
-  anyOf: [
-    { type: 'null' },
-    scalarName,
-    {
-      type: 'object',
-      properties: {
-        ...typeSpec.properties,
-        field: { ...name, description: 'Entity field whose type and description the parameter takes.' },
-        required: { type: 'boolean' },
-        default: {},
-      },
-      additionalProperties: false,
-    },
-  ],
-};
-
-const template = { type: 'string', description: '"{param}" takes a parameter; other text is a constant; {{ and }} are literal braces.' };
-const templateMap = {
-  description: 'Wire name -> template. A list of parameter names is shorthand for {name: "{name}"}.',
-  anyOf: [
-    { type: 'object', additionalProperties: template },
-    { type: 'array', items: name, uniqueItems: true },
-  ],
-};
-
-const pagination = {
-  type: 'object',
-  properties: {
-    style: { enum: ['page', 'offset', 'cursor', 'link'], description: 'page counter, offset/limit, cursor from the body, or Link rel="next" header.' },
-    page_size: { type: 'integer', minimum: 1 },
-    max_page_size: { type: 'integer', minimum: 1 },
-    size_param: { type: 'string', minLength: 1 },
-    page_param: { type: 'string', minLength: 1 },
-    first_page: { type: 'integer', minimum: 0 },
-    offset_param: { type: 'string', minLength: 1 },
-    cursor_param: { type: 'string', minLength: 1 },
-    next_cursor: { type: 'string', description: 'Dot path of the next cursor in the response body.' },
-  },
-  required: ['style'],
-  additionalProperties: false,
-};
-
-const mapping = {
-  description: 'How a capability maps onto HTTP. The string form "METHOD /path/{param}" is shorthand for {method, path}.',
-  anyOf: [
-    { type: 'string', pattern: `^(${HTTP_METHODS.join('|')})\\s+/\\S*$` },
-    {
-      type: 'object',
-      properties: {
-        method: { enum: [...HTTP_METHODS] },
-        path: { type: 'string', pattern: '^/' },
-        query: templateMap,
-        headers: templateMap,
-        body: { description: 'JSON body template; absent = every parameter not used elsewhere (for POST, PUT, PATCH).' },
-        array_style: { enum: ['repeat', 'comma'] },
-        pagination,
-        response: {
-          type: 'object',
-          properties: {
-            path: { type: 'string', description: 'Dot path of the rows (or row) in the body; "" is the body itself.' },
-            total: {
-              type: 'object',
-              properties: { header: { type: 'string', minLength: 1 }, path: { type: 'string', minLength: 1 } },
-              minProperties: 1,
-              maxProperties: 1,
-              additionalProperties: false,
-            },
-          },
-          additionalProperties: false,
-        },
-      },
-      required: ['method', 'path'],
-      additionalProperties: false,
-    },
-  ],
-};
-
-const auth = {
-  type: 'object',
-  properties: {
-    scheme: { enum: [...AUTH_SCHEMES] },
-    in: { enum: ['header', 'query'] },
-    name: { type: 'string', minLength: 1, description: 'Header or query parameter carrying the API key.' },
-    env: { $ref: '#/definitions/envName' },
-    username_env: { $ref: '#/definitions/envName' },
-    password_env: { $ref: '#/definitions/envName' },
-    token_url: { type: 'string', minLength: 1 },
-    client_id_env: { $ref: '#/definitions/envName' },
-    client_secret_env: { $ref: '#/definitions/envName' },
-    scopes: { type: 'array', items: { type: 'string' } },
-  },
-  required: ['scheme'],
-  additionalProperties: false,
-};
+import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox';
+import { AUTH_SCHEMES, CAPABILITY_KINDS, HTTP_METHODS, PAGINATION_STYLES, SCALAR_TYPES, TYPE_NAMES } from './cgs.js';
 
 export const SOURCE_SCHEMA_ID = 'https://svc.invalid/schemas/catalog-source.schema.json';
+const TYPE_REF = '#/definitions/typeOrShorthand';
 
-export const sourceSchema = {
+/** `{enum: values}`, typed as one of the values. */
+const OneOf = <const T extends readonly (string | number)[]>(values: T, description?: string) =>
+  Type.Unsafe<T[number]>(description ? { enum: [...values], description } : { enum: [...values] });
+
+const Name = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
+const NameOf = (description: string) => Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description });
+const Description = Type.String({ description: 'Plain text; becomes teaching text.' });
+const EnvName = Type.String({ pattern: '^[A-Z_][A-Z0-9_]*$', description: 'Name of an environment variable holding a secret.' });
+const ScalarName = OneOf(SCALAR_TYPES, 'A scalar type name as a shorthand for {type: <name>}.');
+
+/** An object keyed by names (entities, fields, parameters, ...). */
+const NameMap = <T extends TSchema>(value: T, description?: string) =>
+  Type.Record(Type.String(), value, description ? { propertyNames: Name, description } : { propertyNames: Name });
+/** A list of names, each once. */
+const NameList = Type.Array(Name, { uniqueItems: true });
+
+/** The keys of a type written out (`{type: ..., ...}`); `self` is the type of `items` and `fields`. */
+const typeSpecKeys = <T extends TSchema>(self: T) => ({
+  type: OneOf(TYPE_NAMES),
+  description: Type.Optional(Description),
+  values: Type.Optional(Type.Array(Type.Unsafe<string | number>({ type: ['string', 'number'] }), { description: 'Allowed values of an enum.' })),
+  entity: Type.Optional(NameOf('Entity named by a ref.')),
+  items: Type.Optional(CloneType(self, { description: 'Element type of an array.' })),
+  fields: Type.Optional(NameMap(self, 'Fields of an object.')),
+});
+
+/** A type: a scalar type name, or an object with `type` (recursive through `items` and `fields`). */
+const TypeOrShorthand = Type.Recursive(
+  (self) => Type.Union([ScalarName, Type.Object(typeSpecKeys(self), { additionalProperties: false })], {
+    description: 'A type: a scalar type name (string, integer, number, boolean, date, datetime) or an object with `type`.',
+  }),
+  { $id: TYPE_REF },
+);
+/** Where a type is used outside its own definition: a reference to `definitions.typeOrShorthand`. */
+const TypeRef = Type.Unsafe<Static<typeof TypeOrShorthand>>(Type.Ref(TYPE_REF));
+const Fields = NameMap(TypeRef);
+
+const Param = Type.Union([
+  Type.Null(),
+  ScalarName,
+  Type.Object({
+    ...typeSpecKeys(TypeRef),
+    type: Type.Optional(OneOf(TYPE_NAMES)),
+    field: Type.Optional(NameOf('Entity field whose type and description the parameter takes.')),
+    required: Type.Optional(Type.Boolean()),
+    default: Type.Optional(Type.Unknown()),
+  }, { additionalProperties: false }),
+], { description: 'A parameter. null, {} or an object without `type` takes the type and description of the entity field of the same name (or the one named by `field`).' });
+
+const Template = Type.String({ description: '"{param}" takes a parameter; other text is a constant; {{ and }} are literal braces.' });
+const TemplateMap = Type.Union([Type.Record(Type.String(), Template), NameList], {
+  description: 'Wire name -> template. A list of parameter names is shorthand for {name: "{name}"}.',
+});
+
+const Pagination = Type.Object({
+  style: OneOf(PAGINATION_STYLES, 'page counter, offset/limit, cursor from the body, or Link rel="next" header.'),
+  page_size: Type.Optional(Type.Integer({ minimum: 1 })),
+  max_page_size: Type.Optional(Type.Integer({ minimum: 1 })),
+  size_param: Type.Optional(Type.String({ minLength: 1 })),
+  page_param: Type.Optional(Type.String({ minLength: 1 })),
+  first_page: Type.Optional(Type.Integer({ minimum: 0 })),
+  offset_param: Type.Optional(Type.String({ minLength: 1 })),
+  cursor_param: Type.Optional(Type.String({ minLength: 1 })),
+  next_cursor: Type.Optional(Type.String({ description: 'Dot path of the next cursor in the response body.' })),
+}, { additionalProperties: false });
+
+const Response = Type.Object({
+  path: Type.Optional(Type.String({ description: 'Dot path of the rows (or row) in the body; "" is the body itself.' })),
+  total: Type.Optional(Type.Object({
+    header: Type.Optional(Type.String({ minLength: 1 })),
+    path: Type.Optional(Type.String({ minLength: 1 })),
+  }, { minProperties: 1, maxProperties: 1, additionalProperties: false })),
+}, { additionalProperties: false });
+
+const Mapping = Type.Union([
+  Type.String({ pattern: `^(${HTTP_METHODS.join('|')})\\s+/\\S*$` }),
+  Type.Object({
+    method: OneOf(HTTP_METHODS),
+    path: Type.String({ pattern: '^/' }),
+    query: Type.Optional(TemplateMap),
+    headers: Type.Optional(TemplateMap),
+    body: Type.Optional(Type.Unknown({ description: 'JSON body template; absent = every parameter not used elsewhere (for POST, PUT, PATCH).' })),
+    array_style: Type.Optional(OneOf(['repeat', 'comma'])),
+    pagination: Type.Optional(Pagination),
+    response: Type.Optional(Response),
+  }, { additionalProperties: false }),
+], { description: 'How a capability maps onto HTTP. The string form "METHOD /path/{param}" is shorthand for {method, path}.' });
+
+const Auth = Type.Object({
+  scheme: OneOf(AUTH_SCHEMES),
+  in: Type.Optional(OneOf(['header', 'query'])),
+  name: Type.Optional(Type.String({ minLength: 1, description: 'Header or query parameter carrying the API key.' })),
+  env: Type.Optional(EnvName),
+  username_env: Type.Optional(EnvName),
+  password_env: Type.Optional(EnvName),
+  token_url: Type.Optional(Type.String({ minLength: 1 })),
+  client_id_env: Type.Optional(EnvName),
+  client_secret_env: Type.Optional(EnvName),
+  scopes: Type.Optional(Type.Array(Type.String())),
+}, { additionalProperties: false });
+
+const Catalog = Type.Object({
+  entry_id: Type.String({ description: 'Safe identifier: lower-case letter, then lower-case letters, digits, _ or -.' }),
+  // Any value: a bad one is told as `bad_version` by the semantic checks, with the fix.
+  version: Type.Unknown({ description: 'Positive integer; the highest version of an entry_id is loaded.' }),
+  label: Type.String({ minLength: 1 }),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { uniqueItems: true })),
+  description: Description,
+  backend: Type.Object({ url: Type.String({ pattern: '^https?://' }) }, { additionalProperties: false }),
+  auth: Type.Optional(Auth),
+}, { additionalProperties: false });
+
+const Relation = Type.Object({
+  description: Type.Optional(Description),
+  target: Name,
+  cardinality: OneOf(['one', 'many']),
+  capability: Name,
+  bind: Type.Record(Type.String(), Name, { propertyNames: Name, description: 'Target capability parameter -> source field.' }),
+}, { additionalProperties: false });
+
+const Entity = Type.Object({
+  description: Type.Optional(Description),
+  id: Type.Optional(NameOf('The id field; default `id`.')),
+  fields: Fields,
+  relations: Type.Optional(NameMap(Relation)),
+}, { additionalProperties: false });
+
+const Capability = Type.Object({
+  kind: OneOf(CAPABILITY_KINDS),
+  entity: Name,
+  description: Type.Optional(Description),
+  id_param: Type.Optional(Name),
+  returns: Type.Optional(OneOf(['rows', 'row', 'none'])),
+  params: Type.Optional(Type.Union([NameMap(Param), NameList], { description: 'Parameters: a map of name -> type, or a list of entity field names.' })),
+}, { additionalProperties: false });
+
+/** One YAML file of a catalog source directory. */
+export const CatalogSourceFileSchema = Type.Object({
+  catalog: Type.Optional(Catalog),
+  entities: Type.Optional(NameMap(Entity)),
+  capabilities: Type.Optional(NameMap(Capability)),
+  mappings: Type.Optional(NameMap(Mapping)),
+}, {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: SOURCE_SCHEMA_ID,
   title: 'svc catalog source file',
   description: 'One YAML file of an svc catalog source directory. Sections may be split across files; `catalog` must appear in exactly one.',
-  type: 'object',
-  properties: {
-    catalog: {
-      type: 'object',
-      properties: {
-        entry_id: { type: 'string', description: 'Safe identifier: lower-case letter, then lower-case letters, digits, _ or -.' },
-        version: { description: 'Positive integer; the highest version of an entry_id is loaded.' },
-        label: { type: 'string', minLength: 1 },
-        tags: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-        description,
-        backend: {
-          type: 'object',
-          properties: { url: { type: 'string', pattern: '^https?://' } },
-          required: ['url'],
-          additionalProperties: false,
-        },
-        auth,
-      },
-      required: ['entry_id', 'version', 'label', 'description', 'backend'],
-      additionalProperties: false,
-    },
-    entities: {
-      type: 'object',
-      propertyNames: name,
-      additionalProperties: {
-        type: 'object',
-        properties: {
-          description,
-          id: { ...name, description: 'The id field; default `id`.' },
-          fields: { $ref: '#/definitions/fields' },
-          relations: {
-            type: 'object',
-            propertyNames: name,
-            additionalProperties: {
-              type: 'object',
-              properties: {
-                description,
-                target: name,
-                cardinality: { enum: ['one', 'many'] },
-                capability: name,
-                bind: { type: 'object', propertyNames: name, additionalProperties: name, description: 'Target capability parameter -> source field.' },
-              },
-              required: ['target', 'cardinality', 'capability', 'bind'],
-              additionalProperties: false,
-            },
-          },
-        },
-        required: ['fields'],
-        additionalProperties: false,
-      },
-    },
-    capabilities: {
-      type: 'object',
-      propertyNames: name,
-      additionalProperties: {
-        type: 'object',
-        properties: {
-          kind: { enum: [...CAPABILITY_KINDS] },
-          entity: name,
-          description,
-          id_param: name,
-          returns: { enum: ['rows', 'row', 'none'] },
-          params: {
-            description: 'Parameters: a map of name -> type, or a list of entity field names.',
-            anyOf: [
-              { type: 'object', propertyNames: name, additionalProperties: param },
-              { type: 'array', items: name, uniqueItems: true },
-            ],
-          },
-        },
-        required: ['kind', 'entity'],
-        additionalProperties: false,
-      },
-    },
-    mappings: { type: 'object', propertyNames: name, additionalProperties: mapping },
-  },
   additionalProperties: false,
-  definitions: {
-    envName: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$', description: 'Name of an environment variable holding a secret.' },
-    typeOrShorthand: { description: 'A type: a scalar type name (string, integer, number, boolean, date, datetime) or an object with `type`.', anyOf: [scalarName, typeSpec] },
-    fields: {
-      type: 'object',
-      propertyNames: name,
-      additionalProperties: { $ref: '#/definitions/typeOrShorthand' },
-    },
-  },
-} as const;
+  definitions: { typeOrShorthand: withoutId(TypeOrShorthand) },
+});
+
+/** The definition a `$ref` points at carries no `$id` of its own (its place in `definitions` names it). */
+function withoutId<T extends { $id?: string }>(schema: T): Omit<T, '$id'> {
+  const { $id: _id, ...rest } = schema;
+  return rest;
+}
+
+/** A valid catalog source file, and its parts. */
+export type CatalogSourceFile = Static<typeof CatalogSourceFileSchema>;
+export type SourceCatalog = Static<typeof Catalog>;
+export type SourceEntity = Static<typeof Entity>;
+export type SourceRelation = Static<typeof Relation>;
+export type SourceCapability = Static<typeof Capability>;
+export type SourceParam = Static<typeof Param>;
+export type SourceMapping = Static<typeof Mapping>;
+export type SourceTypeSpec = Static<typeof TypeOrShorthand>;

@@ -1,11 +1,12 @@
 /**
- * Catalog source files: YAML parsed with positions, so that every diagnostic can name the file,
- * line and column. Pure: callers hand in file names and texts (see `read-source.ts` for the I/O).
+ * Catalog source files: YAML parsed once, with positions, so that every diagnostic can name the
+ * file, line and column. Pure: callers hand in file names and texts (see `read-source.ts` for the I/O).
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isMap, isNode, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import type { Span, SvcError } from '../common/errors.js';
 import { svcError } from '../common/errors.js';
 import { validateSourceFile } from './ajv.js';
+import { parseYaml } from './parse-yaml.js';
 import { schemaProblems } from './schema-errors.js';
 
 export interface SourceText {
@@ -29,40 +30,19 @@ export interface SourceFile extends SourceData {
 
 export type KeyPath = Array<string | number>;
 
-/** Guard against alias bombs: more alias expansions than this are refused. */
-export const MAX_ALIAS_COUNT = 10_000;
-
-/** Parse one YAML file. Syntax errors (including duplicate keys) come back as diagnostics. */
+/** Parse one YAML file (the dialect: `parse-yaml.ts`). Problems come back as diagnostics. */
 export function parseSource(src: SourceText): { source?: SourceFile; errors: SvcError[] } {
-  const lines = new LineCounter();
-  const doc = parseDocument(src.text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
-  const errors: SvcError[] = [];
-  for (const e of doc.errors) {
-    const at = lines.linePos(e.pos[0]);
-    const dup = e.code === 'DUPLICATE_KEY';
-    errors.push(
-      svcError(dup ? 'duplicate_name' : 'yaml_syntax', dup ? 'a key is declared twice in one map' : firstLine(e.message), {
-        span: { file: src.file, line: at.line, col: at.col },
-        hint: dup ? 'keep one of the two declarations' : 'fix the YAML syntax at this position',
-      }),
-    );
-  }
+  const { doc, lines, data, errors } = parseYaml(src.text, src.file);
   if (errors.length) return { errors };
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
-  } catch {
-    return { errors: [svcError('yaml_syntax', `the file expands YAML aliases more than ${MAX_ALIAS_COUNT} times`, { span: { file: src.file, line: 1, col: 1 }, hint: 'write the repeated parts out instead of using many *aliases' })] };
-  }
   if (data === null || data === undefined) return { source: { file: src.file, doc, lines, data: {} }, errors };
-  if (typeof data !== 'object' || Array.isArray(data)) {
+  if (!isRecord(data)) {
     return { errors: [svcError('schema_violation', 'a catalog source file must be a map of sections', { span: { file: src.file, line: 1, col: 1 }, hint: 'start the file with `catalog:`, `entities:`, `capabilities:` or `mappings:`' })] };
   }
-  return { source: { file: src.file, doc, lines, data: data as Record<string, unknown> }, errors };
+  return { source: { file: src.file, doc, lines, data }, errors };
 }
 
-function firstLine(s: string): string {
-  return s.split('\n')[0]!.trim();
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Validate one parsed file against the authoring schema; problems carry file:line:col. */
@@ -79,26 +59,25 @@ export function schemaDiagnostics(src: SourceFile): { errors: SvcError[]; paths:
  * existing ancestor, so a span is always valid.
  */
 export function locate(src: SourceFile, path: KeyPath, atKey = false): Span {
-  let node: Node | null | undefined = src.doc.contents as Node | null;
+  let node: unknown = src.doc.contents;
   let keyNode: Node | undefined;
-  let best: Node | undefined = node ?? undefined;
+  let best: Node | undefined = isNode(node) ? node : undefined;
   for (const seg of path) {
     keyNode = undefined;
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
-      if (!pair) break;
-      keyNode = pair.key as Node;
-      node = pair.value as Node | null;
-      best = (node ?? keyNode) as Node;
-    } else if (isSeq(node) && typeof seg === 'number' && node.items[seg]) {
-      node = node.items[seg] as Node;
-      best = node;
+    const child = isMap(node) ? node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg)) : undefined;
+    if (child) {
+      keyNode = isNode(child.key) ? child.key : undefined;
+      node = child.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      node = node.items[seg];
     } else {
       break;
     }
+    if (isNode(node)) best = node;
+    else if (keyNode) best = keyNode;
+    else break;
   }
   const target = atKey && keyNode ? keyNode : best;
-  const offset = target?.range?.[0] ?? 0;
-  const pos = src.lines.linePos(offset);
+  const pos = src.lines.linePos(target?.range?.[0] ?? 0);
   return { file: src.file, line: pos.line, col: pos.col };
 }

@@ -2,15 +2,16 @@
  * Decoding and verifying one CGS artifact (pure): JSON, format version, interchange schema, hash,
  * manifest agreement and the semantic checks. Problems name the file.
  */
+import { Type } from '@sinclair/typebox';
 import type { SvcError } from '../common/errors.js';
 import { svcError } from '../common/errors.js';
 import { canonicalHash } from '../common/canonical.js';
-import { validateCgsShape } from './ajv.js';
+import { check, validateCgsShape } from './ajv.js';
 import type { Cgs } from './cgs.js';
 import { SVC_CATALOG_FORMAT_VERSION } from './cgs.js';
 import { checkCgs } from './check.js';
 import type { CgsCheck } from './compile-source.js';
-import type { Manifest } from './artifact.js';
+import { ManifestSchema, type Manifest } from './artifact.js';
 import { schemaProblems } from './schema-errors.js';
 
 export type Verified = { ok: true; cgs: Cgs; cgs_hash: string } | { ok: false; problems: SvcError[] };
@@ -24,10 +25,10 @@ export function verifyCgs(text: string, file: string, expected?: Manifest, extra
   try {
     data = JSON.parse(text);
   } catch (e) {
-    return fail('artifact_unreadable', `not valid JSON (${(e as Error).message.split('\n')[0]})`, 'repack the catalog with `svc pack`; artifacts are never edited by hand');
+    return fail('artifact_unreadable', `not valid JSON (${(e instanceof Error ? e.message : String(e)).split('\n')[0]})`, 'repack the catalog with `svc pack`; artifacts are never edited by hand');
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return fail('cgs_invalid', 'a CGS is a JSON object', 'repack the catalog with `svc pack`');
-  const fv = (data as Record<string, unknown>).format_version;
+  const fv = 'format_version' in data ? data.format_version : undefined;
   if (fv !== SVC_CATALOG_FORMAT_VERSION) {
     return fail('unsupported_format_version', `format_version ${JSON.stringify(fv)} is not supported (this svc reads ${SVC_CATALOG_FORMAT_VERSION})`, 'repack the catalog source with this version of `svc pack`');
   }
@@ -52,20 +53,27 @@ export function verifyCgs(text: string, file: string, expected?: Manifest, extra
   return { ok: true, cgs, cgs_hash: hash };
 }
 
+/**
+ * What reading a manifest requires: every field svc writes but `format_version`, which the CGS
+ * itself carries and `verifyCgs` checks (`unsupported_format_version`). Other keys are ignored.
+ */
+export const ManifestFileSchema = Type.Omit(ManifestSchema, ['format_version'], { $id: 'svc:manifest-file' });
+
 /** Decode a manifest file; `artifact` must be a bare file name in the same directory. */
 export function parseManifest(text: string, file: string): { manifest?: Manifest; problem?: SvcError } {
   const bad = (message: string): { problem: SvcError } => ({ problem: svcError('artifact_unreadable', message, { file, hint: 'repack the catalog with `svc pack`' }) });
-  let m: unknown;
+  let data: unknown;
   try {
-    m = JSON.parse(text);
+    data = JSON.parse(text);
   } catch {
     return bad('manifest is not valid JSON');
   }
-  const o = m as Partial<Manifest> | null;
-  if (!o || typeof o !== 'object') return bad('manifest is not a JSON object');
-  if (typeof o.entry_id !== 'string' || !Number.isSafeInteger(o.version) || typeof o.cgs_hash !== 'string' || !/^[0-9a-f]{64}$/.test(o.cgs_hash) || typeof o.artifact !== 'string') {
-    return bad('manifest needs entry_id, version, a 64-hex cgs_hash and artifact');
+  const m = check(ManifestFileSchema, data);
+  if (!m.ok) {
+    if (m.errors.some((e) => e.instancePath === '' && e.keyword === 'type')) return bad('manifest is not a JSON object');
+    const artifact = m.errors.every((e) => e.instancePath === '/artifact' && e.keyword === 'pattern');
+    return bad(artifact ? `manifest artifact \`${String(m.errors[0]?.data)}\` is not a bare file name` : 'manifest needs entry_id, version, a 64-hex cgs_hash and artifact');
   }
-  if (!/^[A-Za-z0-9._-]+$/.test(o.artifact) || o.artifact.startsWith('.')) return bad(`manifest artifact \`${o.artifact}\` is not a bare file name`);
-  return { manifest: { entry_id: o.entry_id, version: o.version as number, cgs_hash: o.cgs_hash, artifact: o.artifact, format_version: SVC_CATALOG_FORMAT_VERSION } };
+  const { entry_id, version, cgs_hash, artifact } = m.value;
+  return { manifest: { entry_id, version, cgs_hash, artifact, format_version: SVC_CATALOG_FORMAT_VERSION } };
 }

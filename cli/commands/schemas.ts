@@ -2,11 +2,11 @@
 import { Command } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cgsSchema, sourceSchema } from '../../pack/index.js';
+import { cgsSchema, CatalogSourceFileSchema } from '../../pack/index.js';
 
 /** File name -> schema; `schemas/` in the package holds exactly these (a test keeps them in sync). */
 export const SHIPPED_SCHEMAS: Record<string, unknown> = {
-  'catalog-source.schema.json': sourceSchema,
+  'catalog-source.schema.json': CatalogSourceFileSchema,
   'cgs.schema.json': cgsSchema,
 };
 

@@ -8,7 +8,7 @@ import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox
 import type { ErrorObject } from 'ajv';
 import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { quote } from '../../common/quote.js';
-import { validatorFor } from '../../pack/ajv.js';
+import { check } from '../../pack/ajv.js';
 
 /** An optional field; `description` is what the field must be, as an error message says it. */
 const optional = <T extends TSchema>(t: T, description: string) => Type.Optional(Type.Union([t, Type.Null()], { description }));
@@ -57,10 +57,10 @@ export type Seed = Static<typeof SeedSchema>;
  * per field), with `example` (what the route takes) in the hint.
  */
 export function decodeBody<S extends TObject>(schema: S, data: unknown, example: string): Static<S> {
-  const v = validatorFor(schema as S & { $id: string });
-  if (v(data)) return data as Static<S>;
+  const checked = check(schema, data);
+  if (checked.ok) return checked.value;
   const byField = new Map<string, SvcError>();
-  for (const e of v.errors ?? []) {
+  for (const e of checked.errors) {
     const p = problem(schema, e, data, example);
     // A malformed `seeds` is a bad seed, as is a seed that names nothing.
     if (p.field === 'seeds') p.error.code = 'bad_seed';

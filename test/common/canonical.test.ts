@@ -1,5 +1,7 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { canonicalHash, canonicalJson, sha256Hex, sortKeysDeep } from '../../common/canonical.js';
 
 t.test('canonicalJson sorts keys at every depth and keeps array order', async (t) => {
@@ -65,5 +67,17 @@ t.test('canonicalJson is byte-identical to fast-json-stable-stringify (property 
   for (const f of readdirSync('fixtures/packed').filter((x) => x.endsWith('.cgs.json'))) {
     const cgs = JSON.parse(readFileSync(`fixtures/packed/${f}`, 'utf8')) as unknown;
     t.equal(canonicalJson(cgs), stable(cgs), `${f} hashes the same both ways`);
+  }
+});
+
+t.test('fast-json-stable-stringify is a development dependency only: the reference, never the implementation', async (t) => {
+  const root = join(import.meta.dirname, '..', '..');
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  t.notOk(pkg.dependencies?.['fast-json-stable-stringify'], 'not a runtime dependency');
+  t.ok(pkg.devDependencies?.['fast-json-stable-stringify'], 'a devDependency (this test uses it)');
+  for (const dir of ['common', 'pack', 'compiler', 'runtime', 'server', 'cli']) {
+    for (const f of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).filter((x) => x.endsWith('.ts'))) {
+      t.notMatch(readFileSync(join(root, dir, f), 'utf8'), /from ['"]fast-json-stable-stringify['"]|import\(['"]fast-json-stable-stringify['"]\)/, `${dir}/${f} does not import it`);
+    }
   }
 });

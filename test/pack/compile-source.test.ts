@@ -303,21 +303,3 @@ t.test('cgs_hash is the SHA-256 of the canonical JSON of the CGS', async (t) => 
     t.not(createHash('sha256').update(canonicalJson(changed)).digest('hex'), cgs_hash, 'any change changes the hash');
   }
 });
-
-t.test('the fast path (no positions) and the positioned path give the same CGS', async (t) => {
-  const { compileFast, compileWithPositions } = await import('../../pack/compile-source.js');
-  const { syntheticCatalog } = await import('../../bench/synthetic-catalog.js');
-  const { readdirSync } = await import('node:fs');
-  const sources = readdirSync('fixtures/catalogs').map((d) => `fixtures/catalogs/${d}`);
-  for (const dir of sources) {
-    const texts = (await readSourceDir(dir)).sort((a, b) => (a.file < b.file ? -1 : 1));
-    const fast = compileFast(texts);
-    const slow = compileWithPositions(texts);
-    t.ok(fast?.cgs_hash, `${dir}: the fast path takes a clean catalog`);
-    t.equal(fast?.cgs_hash, slow.cgs_hash, `${dir}: same hash both ways`);
-  }
-  const big = syntheticCatalog({ entities: 20 });
-  t.equal(compileFast(big)?.cgs_hash, compileWithPositions(big).cgs_hash, 'synthetic catalog: same hash both ways');
-  const aliased = [{ file: 'a.yaml', text: 'catalog: &c {entry_id: x, version: 1, label: X, description: d, backend: {url: "http://h"}}\n' }];
-  t.equal(compileFast(aliased), undefined, 'anchors take the positioned path');
-});

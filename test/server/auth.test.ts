@@ -18,7 +18,9 @@ import { startDemoVendor } from '../../cli/demo-vendor.js';
 import { MemoryArtifactStore } from '../../runtime/artifacts/index.js';
 import { SvcApp } from '../../server/app.js';
 import { listen } from '../../server/serve.js';
-import { inboundAuthFromEnv } from '../../server/auth/inbound.js';
+import { ApiKeyFileSchema, inboundAuthFromEnv, readKeyFile, type ApiKeyRow } from '../../server/auth/inbound.js';
+import { conforms } from '../../pack/ajv.js';
+import { SvcFailure } from '../../common/errors.js';
 import { RESOLVED_PLAN_TYPE } from '../../server/execute/resolved-plan.js';
 import { compileProgram, SymbolTable, type SymbolTableJson } from '../../compiler/index.js';
 
@@ -530,4 +532,55 @@ t.test('mode off: sessions are not tenant-scoped; credentials do not change that
   t.equal(a.status, 200, 'a caller with a JWT reaches a session opened without one');
   const s2 = await openSession(OFF, apiKey(KEY_ACME));
   t.equal((await call(OFF, `${s2.base}/status`, { headers: apiKey(KEY_GLOBEX) })).status, 200, 'keys are ignored in mode off');
+});
+
+// ---------------------------------------------------------------- the key file
+
+/** The message of the SvcFailure readKeyFile rejects with, for a file holding `content`. */
+async function keyFileRefusal(name: string, content: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, content);
+  try {
+    await readKeyFile(path);
+  } catch (e) {
+    if (e instanceof SvcFailure) return e.errors.map((x) => `${x.code}: ${x.message}`).join('\n');
+    throw e;
+  }
+  throw new Error(`${name} was accepted`);
+}
+
+t.test('the key file is one TypeBox schema: valid files read, other members of an entry dropped', async (t) => {
+  const rows = [{ key: 'k1', tenant_id: 'acme', subject: 'a', note: 'ignored' }, { key: 'k 2', tenant_id: 'acme', subject: 'b' }];
+  t.ok(conforms(ApiKeyFileSchema, rows), 'the schema takes the file');
+  const path = join(dir, 'extra.json');
+  await writeFile(path, JSON.stringify(rows));
+  const read: ApiKeyRow[] = await readKeyFile(path);
+  t.same(read, [{ key: 'k1', tenant_id: 'acme', subject: 'a' }, { key: 'k 2', tenant_id: 'acme', subject: 'b' }], 'a space inside a key is fine; extra members are not kept');
+  t.notOk(conforms(ApiKeyFileSchema, [{ key: 'k', tenant_id: 'acme' }]), 'subject is required');
+  const empty = join(dir, 'empty.json');
+  await writeFile(empty, '[]');
+  t.same(await readKeyFile(empty), [], 'an empty array is a file with no key');
+});
+
+t.test('key file refusals name the first bad entry and keep their wording', async (t) => {
+  const good = { key: 'k1', tenant_id: 'acme', subject: 'a' };
+  const needs = (i: number) => `auth_config_invalid: entry ${i} of SVC_AUTH_API_KEYS_FILE needs non-empty string key, tenant_id and subject`;
+  const space = (i: number) => `auth_config_invalid: entry ${i} of SVC_AUTH_API_KEYS_FILE has a key with leading or trailing white space`;
+  const cases: Array<[string, unknown, string]> = [
+    ['null entry', [good, null], needs(1)],
+    ['number entry', [7], needs(0)],
+    ['list entry', [good, [good]], needs(1)],
+    ['key not a string', [{ ...good, key: 5 }], needs(0)],
+    ['empty subject', [{ ...good, subject: '' }], needs(0)],
+    ['tab after the key', [good, { ...good, key: 'k2\t' }], space(1)],
+    ['newline before the key', [{ ...good, key: '\nk2' }], space(0)],
+    ['no-break space', [{ ...good, key: 'k2\u00a0' }], space(0)],
+    ['only a space', [{ ...good, key: ' ' }], space(0)],
+    ['the first bad entry wins', [good, { ...good, key: ' k3' }, { key: 'k4' }], space(1)],
+    ['malformed before white space in one entry', [{ key: ' k', subject: 'a' }], needs(0)],
+    ['an object, not an array', { keys: [good] }, 'auth_config_invalid: SVC_AUTH_API_KEYS_FILE must hold a JSON array'],
+    ['a string', 'k1', 'auth_config_invalid: SVC_AUTH_API_KEYS_FILE must hold a JSON array'],
+    ['the same key twice', [good, { ...good, tenant_id: 'globex' }], 'auth_config_invalid: entries 0 and 1 of SVC_AUTH_API_KEYS_FILE have the same key'],
+  ];
+  for (const [name, content, message] of cases) t.equal(await keyFileRefusal(`${name.replace(/\W+/g, '-')}.json`, JSON.stringify(content)), message, name);
 });
