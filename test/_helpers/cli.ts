@@ -1,20 +1,44 @@
 /**
- * Test helpers for svc as a real process: spawn `node dist/cli/main.js <args>` (built first when
- * dist/ is missing), read what it prints, wait for a line, and kill it at teardown.
+ * Test helpers for svc as a real process: spawn the `svc` command (see `svcArgv`), read what it
+ * prints, wait for a line, and kill it at teardown.
  */
 import type { Test } from 'tap';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
-export const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
+/** The built command (`npm run build`), run when it is current. */
+const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
+/** Its source, run through tsx when dist/ is older than the sources. */
+const MAIN_SOURCE = join(ROOT, 'cli', 'main.ts');
 
-/** Build dist/ when it is missing (npm test builds before it runs the tests). */
-export async function ensureBuilt(): Promise<void> {
-  if (!existsSync(MAIN)) {
-    await new Promise<void>((resolve, reject) => execFile('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT }, (e) => (e ? reject(e) : resolve())));
+/**
+ * The first source file (path from the root) whose build in dist/ is missing or older than it;
+ * undefined when dist/ is current. The sources are the `.ts` files under the `include` folders of
+ * tsconfig.json; `tsc` writes every output on each build, so an output older than its source
+ * means the source changed after the last build.
+ */
+export function staleSource(): string | undefined {
+  const { include } = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
+  for (const dir of include) {
+    for (const rel of readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })) {
+      if (!rel.endsWith('.ts') || rel.endsWith('.d.ts')) continue;
+      const built = statSync(join(ROOT, 'dist', dir, rel.replace(/\.ts$/, '.js')), { throwIfNoEntry: false });
+      if (!built || built.mtimeMs < statSync(join(ROOT, dir, rel)).mtimeMs) return join(dir, rel);
+    }
   }
+  return undefined;
+}
+
+/**
+ * The `node` arguments that run `svc <args>`: dist/cli/main.js when dist/ is current (as in
+ * `npm test`, which builds first), else cli/main.ts through tsx. So a test never runs a build
+ * older than the sources: run straight after an edit (`npx tap test/cli/serve.test.ts`), it runs
+ * the edited code, with no build step. Decided at each spawn; checking costs a few hundred stats.
+ */
+export function svcArgv(args: string[]): string[] {
+  return staleSource() === undefined ? [MAIN, ...args] : ['--import', 'tsx', MAIN_SOURCE, ...args];
 }
 
 /** Our environment without any SVC_ variable (and without tap's hooks), plus `extra`. */
@@ -36,9 +60,9 @@ export interface Svc {
   exited: Promise<Exit>;
 }
 
-/** Spawn `node dist/cli/main.js <args>` in the repository root; killed at teardown if still running. */
+/** Spawn `svc <args>` (see `svcArgv`) in the repository root; killed at teardown if still running. */
 export function svc(t: Test, args: string[], env: Record<string, string> = {}): Svc {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, svcArgv(args), { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let done = false;

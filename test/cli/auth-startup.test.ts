@@ -6,26 +6,18 @@
  * without it (and without a query), with one warning line per entry that names the entry.
  */
 import t from 'tap';
-import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ROOT, svcArgv } from '../_helpers/cli.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
-const SERVE = [MAIN, 'serve', '--catalog-dir', 'fixtures/packed', '--port', '0'];
+const SERVE = ['serve', '--catalog-dir', 'fixtures/packed', '--port', '0'];
 const SECRET = 'startup-test-secret-0123456789abcdef';
 const KEYS = [
   { key: 'key-acme-startup-1234', tenant_id: 'acme', subject: 'ci-bot' },
   { key: 'key-globex-startup-5678', tenant_id: 'globex', subject: 'ops' },
 ];
-
-t.before(async () => {
-  if (!existsSync(MAIN)) {
-    await new Promise<void>((resolve, reject) => execFile('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT }, (e) => (e ? reject(e) : resolve())));
-  }
-});
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-auth-startup-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -49,7 +41,7 @@ interface Exit { code: number | null; signal: NodeJS.Signals | null; stdout: str
 /** Run `svc serve` expecting it to stop on its own (a startup failure). */
 function serveOnce(env: Record<string, string>): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, SERVE, { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, svcArgv(SERVE), { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
@@ -65,7 +57,7 @@ interface Running { url: string; stdout: () => string; stderr: () => string; sto
 /** Start `svc serve` and wait for its URL; stopped in teardown if the test did not stop it. */
 function serveRunning(t: { teardown(fn: () => unknown): void }, env: Record<string, string>, args: string[] = []): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...SERVE, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, svcArgv([...SERVE, ...args]), { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let started = false;

@@ -1,13 +1,10 @@
 /** The `svc` command line, spawned as a real process: pack, catalogs, help, demo. */
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
+import { ROOT, svcArgv } from '../_helpers/cli.js';
 
 interface Run { code: number; stdout: string; stderr: string }
 
@@ -20,7 +17,7 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 function svc(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { cwd: ROOT, env: childEnv(env), timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, svcArgv(args), { cwd: ROOT, env: childEnv(env), timeout: 30_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -34,12 +31,6 @@ async function tempDir(t: { teardown(fn: () => unknown): void }): Promise<string
 
 // Every subtest spawns its own processes in its own temp dir: run them side by side.
 t.jobs = 3;
-
-t.before(async () => {
-  if (!existsSync(MAIN)) {
-    await new Promise<void>((resolve, reject) => execFile('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT }, (e) => (e ? reject(e) : resolve())));
-  }
-});
 
 t.test('pack writes exactly a CGS and a manifest per source, named <entry_id>.v<version>.<hash12>', async (t) => {
   const out = await tempDir(t);

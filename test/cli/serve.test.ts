@@ -16,13 +16,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDemoVendor, demoVendorData } from '../../cli/demo-vendor.js';
 import { startFaultVendor } from '../_helpers/fault-vendor.js';
-import { ensureBuilt, ROOT, serve, svc, svcOnce } from '../_helpers/cli.js';
+import { ROOT, serve, svc, svcOnce } from '../_helpers/cli.js';
 
 const PACKED = 'fixtures/packed';
 const BREWERY_CGS = 'fixtures/packed/brewery.v1.05556110c826.cgs.json';
 const BERLIN = (demoVendorData().breweries as Array<{ city: string; name: string }>).filter((b) => b.city === 'Berlin').map((b) => b.name).sort();
-
-t.before(ensureBuilt);
 
 async function postJson(url: string, body: unknown, accept = 'application/json'): Promise<{ status: number; body: any }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) });

@@ -308,7 +308,9 @@ t.test('OAuth2 client credentials', async (t) => {
     const o = oauth2Vendor(CLIENT_ID, CLIENT_SECRET);
     const list = o.guard({ json: ITEMS.slice(0, 5) });
     const get = o.guard((req) => ({ json: ITEMS[Number(req.params.id) - 1] }));
-    let n = 0;
+    let stale = 0;
+    let renewed!: () => void;
+    const refreshed = new Promise<void>((resolve) => { renewed = resolve; });
     const s = await setup(t, AUTH.oauth2, {
       'POST /oauth/token': o.token,
       // The list succeeds, then the token goes stale under the five concurrent gets.
@@ -317,10 +319,13 @@ t.test('OAuth2 client credentials', async (t) => {
         if (r.status === undefined) o.expireAll();
         return r;
       },
-      // Their 401s come back 40 ms apart, so later ones arrive after the refresh.
+      // The first 401 comes back at once; the others are held until a get carrying the refreshed
+      // token arrived, so they reach the runtime after the refresh (by cause, not by a delay).
       'GET /items/:id': async (req, i) => {
+        if (o.issued.length > 1 && req.headers.authorization === `Bearer ${o.issued[1]}`) renewed();
         const r = await get(req, i);
-        return r.status === 401 ? { ...r, delayMs: 40 * n++ } : r;
+        if (r.status === 401 && stale++ > 0) await refreshed;
+        return r;
       },
     });
     const r = await s.run('a = fault:Item\nfault:getItem(id=a.id)');

@@ -476,30 +476,33 @@ t.test('SVC_MAX_RUNNING_OPS_PER_SESSION: the next start fails with too_many_oper
 // ---------------------------------------------------------------- cancel mid-run
 
 t.test('cancel mid-run against a slow vendor: nothing more reaches the vendor', async (t) => {
-  const DELAY = 40;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
   const vendor = await startFaultVendor({
-    // Offset pagination that never runs out: every page is full, each one comes after DELAY ms.
-    'GET /reviews': (req) => {
-      const from = Number(req.query.get('_start') ?? 0);
+    // Offset pagination that never runs out: every page is full. Pages 1 to 3 come at once, the
+    // fourth is held until the test releases it, so the cancel lands mid-run whatever the timing.
+    'GET /reviews': async (req) => {
+      const page = Number(req.query.get('_page') ?? 1);
       const size = Number(req.query.get('_limit') ?? 25);
-      return { delayMs: DELAY, json: Array.from({ length: size }, (_, i) => review(from + i + 1)), headers: { 'x-total-count': '100000' } };
+      if (page >= 4) await held;
+      return { json: Array.from({ length: size }, (_, i) => review((page - 1) * size + i + 1)), headers: { 'x-total-count': '100000' } };
     },
     'GET /breweries': { hang: true },
   });
-  t.teardown(() => vendor.close());
+  t.teardown(() => { release(); return vendor.close(); });
   const stack = await startStack(t, { vendorUrl: vendor.url });
   const { path } = await openSession(stack.url, { entry_id: 'brewery' });
 
   const h = await start(t, stack, path, 'e3(limit=10000)[id]', 'wait=false&force=true');
-  await until('three pages requested', () => vendor.hits('/reviews').length >= 3 || undefined);
+  await until('the fourth page held at the vendor', () => vendor.hits('/reviews').length >= 4 || undefined);
   const x = await cancel(stack, path, h);
   t.equal(opOf(x)['~'], 'x', 'cancelled mid-run');
   t.equal(opOf(x).s, 'cancelled');
-  const sent = vendor.hits('/reviews').length;
-  t.ok(sent >= 3 && sent < 100, `cancelled after ${sent} of 100 pages`);
-  // Many page intervals later, still nothing new.
-  await sleep(DELAY * 10);
-  t.equal(vendor.hits('/reviews').length, sent, 'the vendor received no request after the cancel');
+  t.equal(vendor.hits('/reviews').length, 4, 'cancelled while the vendor held the fourth of 100 pages');
+  // The held page is answered now: a run that went on would ask for the fifth.
+  release();
+  await sleep(100);
+  t.equal(vendor.hits('/reviews').length, 4, 'the vendor received no request after the cancel');
   t.same(opOf(await wait(stack, path, h)), opOf(x), 'the end does not change');
 
   // A request that never answers is aborted by the cancel.

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { startFaultVendor, type FaultVendor } from '../../_helpers/fault-vendor.js';
-import { ensureBuilt, serve } from '../../_helpers/cli.js';
+import { serve } from '../../_helpers/cli.js';
 import { call, codeOf, openSession, runProgram, startStack } from '../../_helpers/server.js';
 
 const NO_RETRY = { retries: 0, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 1 };
@@ -121,7 +121,6 @@ async function openStream(url: string): Promise<Stream> {
 }
 
 t.test('SIGTERM with a run hanging on the vendor: cancelled when the grace ends, streamed x, stored, exit 0 within the grace', { timeout: 40_000 }, async (t) => {
-  await ensureBuilt();
   const vendor = await hangingBeers(t);
   const dir = await mkdtemp(join(tmpdir(), 'svc-abuse-shutdown-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
