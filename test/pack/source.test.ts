@@ -248,3 +248,16 @@ t.test('one YAML parser: js-yaml is neither imported nor a dependency', async (t
     }
   }
 });
+
+t.test('the parse runs with a plain copy of the environment and gives the real one back', async (t) => {
+  const { withPlainEnv } = await import('../../pack/parse-yaml.js');
+  const env = process.env;
+  const seen = withPlainEnv(() => ({ same: process.env === env, path: process.env.PATH }));
+  t.equal(seen.same, false, 'a copy while it runs');
+  t.equal(seen.path, env.PATH, 'with the same variables');
+  t.equal(process.env, env, 'the real environment is back');
+  t.throws(() => withPlainEnv(() => { throw new Error('boom'); }));
+  t.equal(process.env, env, 'also after a throw');
+  parseSource({ file: 'x.yaml', text: 'a: 1\n' });
+  t.equal(process.env, env, 'after a parse');
+});
