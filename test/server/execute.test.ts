@@ -10,7 +10,7 @@
 import t, { type Test } from 'tap';
 import { request as httpRequest } from 'node:http';
 import { decode } from '@toon-format/toon';
-import { CODES } from '../../common/errors.js';
+import { HTTP_STATUS } from '../../server/http/status.js';
 import { promptHash } from '../../server/execute/state.js';
 import { call, codeOf, openSession, runProgram, startStack, type Answer } from '../_helpers/server.js';
 
@@ -424,7 +424,7 @@ t.test('compile errors come back with code, position and hint, status 400', asyn
   for (const [program, code, line, col, hint] of cases) {
     const a = await runProgram(BASE, path, program);
     t.equal(a.status, 400, `${code}: 400`);
-    t.equal(a.status, CODES[code as keyof typeof CODES].status, `${code}: the status of its code`);
+    t.equal(a.status, HTTP_STATUS[code as keyof typeof HTTP_STATUS], `${code}: the status of its code`);
     const e = a.body.errors?.[0];
     t.equal(e?.code, code, program);
     t.same([e?.line, e?.col], [line, col], `${code}: at ${line}:${col}`);

@@ -197,3 +197,11 @@ t.test('a page handle with a logical-session prefix resolves when that logical s
   t.equal(pageHandleName(s, 'l_k9Q2_pg3'), 'pg3', 'bound: the session\'s pgN');
   t.throws(() => pageHandleName(s, 'l_other_pg3'), /not bound/);
 });
+
+t.test('the HTTP status table covers every code (and only the HTTP layer holds statuses)', async (t) => {
+  const { CODES } = await import('../../common/errors.js');
+  const { HTTP_STATUS } = await import('../../server/http/status.js');
+  t.same(Object.keys(HTTP_STATUS).sort(), Object.keys(CODES).sort(), 'one status per code');
+  for (const [code, status] of Object.entries(HTTP_STATUS)) t.ok(status >= 200 && status < 600, `${code}: ${status}`);
+  t.ok(Object.values(CODES).every((c) => !('status' in c)), 'the code table itself knows no status');
+});

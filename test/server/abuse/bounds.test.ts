@@ -13,7 +13,7 @@
  */
 import t from 'tap';
 import { decode } from '@toon-format/toon';
-import { CODES } from '../../../common/errors.js';
+import { HTTP_STATUS } from '../../../server/http/status.js';
 import { compileProgram, DEFAULT_MAX_VENDOR_CALLS, MAX_PROGRAM_STATEMENTS, SymbolTable, type Plan, type SymbolTableJson } from '../../../compiler/index.js';
 import { RESOLVED_PLAN_TYPE } from '../../../server/execute/resolved-plan.js';
 import { call, codeOf, openSession, runProgram, startStack } from '../../_helpers/server.js';
@@ -59,7 +59,7 @@ t.test("'@ ' repeated: answers of bounded size in every format", async (t) => {
   t.equal(plain.status, 400);
   t.ok(plain.text.length < 2000, `one error on a 100 KB line: ${plain.text.length} characters`);
   t.match(plain.text, /\| …x+"\) @\n +\| +\^/);
-  t.equal(CODES.too_many_errors.status, 400);
+  t.equal(HTTP_STATUS.too_many_errors, 400);
 });
 
 t.test('a quoted 100 KB name is cut in the message', async (t) => {
@@ -72,7 +72,7 @@ t.test('a quoted 100 KB name is cut in the message', async (t) => {
 t.test('more than 1,000 statements: program_too_large, refused in about the time to lex it', async (t) => {
   const over = await runProgram(BASE, path, lines(100_000, 'e1'), 'mode=plan');
   t.equal(over.status, 400);
-  t.equal(CODES.program_too_large.status, 400);
+  t.equal(HTTP_STATUS.program_too_large, 400);
   t.match(over.body.errors, [{ code: 'program_too_large', message: `the program has 100000 statements; the limit is ${MAX_PROGRAM_STATEMENTS}`, hint: /send at most 1000 statements per program; split it into several programs, or use bindings and fan-out/ }]);
   t.equal(over.body.errors.length, 1);
   const small = lines(25_000, 'e1');
