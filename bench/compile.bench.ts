@@ -12,7 +12,11 @@ import { packageRoot } from '../cli/package-root.js';
 import { join } from 'node:path';
 import type { Benchmark, BenchResult, Metric } from './harness.js';
 
-export const benchmark: Benchmark = { name: 'compile', title: 'compile programs vs graphql-js parse+validate (µs per program, medians)', run };
+export const benchmark: Benchmark = {
+  name: 'compile',
+  title: 'compile programs vs graphql-js parse+validate (µs per program, medians)',
+  run,
+};
 
 const SDL = `
 enum Kind { micro brewpub regional large }
@@ -79,15 +83,33 @@ async function run(): Promise<BenchResult> {
   for (const name of ['brewery', 'helpdesk']) {
     const c = compileSource(await readSourceDir(join(packageRoot(), 'fixtures', 'catalogs', name)));
     if (!c.cgs || !c.cgs_hash) throw new Error(`fixture catalog ${name} does not compile`);
-    entries.push({ entry_id: c.cgs.entry_id, label: c.cgs.label, tags: c.cgs.tags, version: c.cgs.version, cgs: c.cgs, cgs_hash: c.cgs_hash, base_url: c.cgs.backend.base_url, artifact: name });
+    entries.push({
+      entry_id: c.cgs.entry_id,
+      label: c.cgs.label,
+      tags: c.cgs.tags,
+      version: c.cgs.version,
+      cgs: c.cgs,
+      cgs_hash: c.cgs_hash,
+      base_url: c.cgs.backend.base_url,
+      artifact: name,
+    });
   }
   const registry = new Registry(entries);
   const symbols = new SymbolTable();
-  symbols.expose(registry, [{ api: 'brewery', entity: 'Brewery' }, { api: 'brewery', entity: 'Beer' }, { api: 'brewery', entity: 'Review' }]);
+  symbols.expose(registry, [
+    { api: 'brewery', entity: 'Brewery' },
+    { api: 'brewery', entity: 'Beer' },
+    { api: 'brewery', entity: 'Review' },
+  ]);
   const schema = buildSchema(SDL);
 
   const cases: Array<[string, string, string, number]> = [
-    ['one line', 'e1(city="Berlin", limit=10)[name,city]', '{ breweries(city: "Berlin", limit: 10) { name city } }', 20_000],
+    [
+      'one line',
+      'e1(city="Berlin", limit=10)[name,city]',
+      '{ breweries(city: "Berlin", limit: 10) { name city } }',
+      20_000,
+    ],
     ['10 lines', ...tenLines(), 500],
     ['200 lines', ...twoHundredLines(), 20],
   ];
@@ -95,16 +117,32 @@ async function run(): Promise<BenchResult> {
   const checks = [];
   for (const [label, svc, gql, n] of cases) {
     const check = compileProgram(svc, { registry, symbols });
-    if (check.kind !== 'plan') throw new Error(`${label} program does not compile: ${JSON.stringify(check.diagnostics.slice(0, 2))}`);
+    if (check.kind !== 'plan')
+      throw new Error(`${label} program does not compile: ${JSON.stringify(check.diagnostics.slice(0, 2))}`);
     if (validate(schema, parse(gql)).length) throw new Error(`${label} GraphQL query is invalid`);
     const ours = micros(() => compileProgram(svc, { registry, symbols }), n);
     const theirs = micros(() => validate(schema, parse(gql)), n);
     const ratio = ours / theirs;
     metrics.push(
-      { label: `svc compile, ${label}`, value: ours, unit: 'us', note: `${Math.round(1e6 / ours).toLocaleString('en')} programs/s` },
-      { label: `graphql parse+validate, ${label}`, value: theirs, unit: 'us', note: `${Math.round(1e6 / theirs).toLocaleString('en')} queries/s; ratio svc/graphql ${ratio.toFixed(2)}` },
+      {
+        label: `svc compile, ${label}`,
+        value: ours,
+        unit: 'us',
+        note: `${Math.round(1e6 / ours).toLocaleString('en')} programs/s`,
+      },
+      {
+        label: `graphql parse+validate, ${label}`,
+        value: theirs,
+        unit: 'us',
+        note: `${Math.round(1e6 / theirs).toLocaleString('en')} queries/s; ratio svc/graphql ${ratio.toFixed(2)}`,
+      },
     );
-    if (label === 'one line') checks.push({ target: 'one-line compile <= graphql-js parse+validate of a one-field query (ratio <= 1.0)', pass: ratio <= 1.0, actual: `ratio ${ratio.toFixed(2)} (${ours.toFixed(1)} µs vs ${theirs.toFixed(1)} µs)` });
+    if (label === 'one line')
+      checks.push({
+        target: 'one-line compile <= graphql-js parse+validate of a one-field query (ratio <= 1.0)',
+        pass: ratio <= 1.0,
+        actual: `ratio ${ratio.toFixed(2)} (${ours.toFixed(1)} µs vs ${theirs.toFixed(1)} µs)`,
+      });
   }
   return { metrics, checks };
 }

@@ -83,7 +83,12 @@ export function median(xs: number[]): number {
 
 /** A phase-time metric: the median, with cold time and min..max in the note. */
 export function timeMetric(label: string, t: Timing): Metric {
-  return { label, value: t.median, unit: 'ms', note: `cold ${fmtMs(t.cold)}, min ${fmtMs(t.min)}, max ${fmtMs(t.max)}, n=${t.samples.length}` };
+  return {
+    label,
+    value: t.median,
+    unit: 'ms',
+    note: `cold ${fmtMs(t.cold)}, min ${fmtMs(t.min)}, max ${fmtMs(t.max)}, n=${t.samples.length}`,
+  };
 }
 
 export function fmtMs(ms: number): string {

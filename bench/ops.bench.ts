@@ -12,7 +12,11 @@ import { Pool } from 'undici';
 import { median, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
 import { cpuMs, startChild, type Child } from './processes.js';
 
-export const benchmark: Benchmark = { name: 'ops', title: 'background operations: 50 sessions x 16 wait=false runs, polled with wait(oN) to the end', run };
+export const benchmark: Benchmark = {
+  name: 'ops',
+  title: 'background operations: 50 sessions x 16 wait=false runs, polled with wait(oN) to the end',
+  run,
+};
 
 const SESSIONS = 50;
 const OPS_PER_SESSION = 16;
@@ -48,19 +52,29 @@ async function post(pool: Pool, path: string, body: string, type: string, accept
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function openSession(pool: Pool): Promise<string> {
-  const a = await post(pool, '/execute', JSON.stringify({ entry_id: 'brewery' }), 'application/json', 'application/json');
+  const a = await post(
+    pool,
+    '/execute',
+    JSON.stringify({ entry_id: 'brewery' }),
+    'application/json',
+    'application/json',
+  );
   const b = JSON.parse(a.text) as { prompt_hash?: string; session?: string };
-  if (a.status !== 201 || !b.prompt_hash || !b.session) throw new Error(`POST /execute answered ${a.status}: ${a.text.slice(0, 200)}`);
+  if (a.status !== 201 || !b.prompt_hash || !b.session)
+    throw new Error(`POST /execute answered ${a.status}: ${a.text.slice(0, 200)}`);
   return `/execute/${b.prompt_hash}/${b.session}`;
 }
 
 /** Start one operation and poll it to its end; returns when it ended (or failed). */
 async function operation(pool: Pool, session: string, c: Counters): Promise<void> {
-  const fail = (why: string) => { c.errors.push(why); };
+  const fail = (why: string) => {
+    c.errors.push(why);
+  };
   try {
     const start = await post(pool, `${session}?wait=false`, PROGRAM, 'text/plain', 'text/plain');
     const handle = /^\+ (o\d+) started:/.exec(start.text)?.[1];
-    if (start.status !== 202 || !handle || !start.text.includes(`wait(${handle})`)) return fail(`start answered ${start.status}: ${start.text.split('\n')[0]}`);
+    if (start.status !== 202 || !handle || !start.text.includes(`wait(${handle})`))
+      return fail(`start answered ${start.status}: ${start.text.split('\n')[0]}`);
     c.signs['+'] = (c.signs['+'] ?? 0) + 1;
     for (let first = true; ; first = false) {
       if (!first) await sleep(POLL_MS);
@@ -73,7 +87,8 @@ async function operation(pool: Pool, session: string, c: Counters): Promise<void
       if (!line.startsWith(`${sign} ${handle} `)) return fail(`wait(${handle}) answered another handle: ${line}`);
       if (sign === '~' || sign === '=') continue;
       if (sign !== '!') return fail(`${handle} ended ${line}`);
-      if (!line.includes(`${ROWS} rows`) || !a.text.includes(`brewery:Brewery: ${ROWS} of `)) return fail(`${handle} succeeded without ${ROWS} rows: ${line}`);
+      if (!line.includes(`${ROWS} rows`) || !a.text.includes(`brewery:Brewery: ${ROWS} of `))
+        return fail(`${handle} succeeded without ${ROWS} rows: ${line}`);
       return;
     }
   } catch (e) {
@@ -124,16 +139,46 @@ async function run(): Promise<BenchResult> {
     const polls = rounds.reduce((n, r) => n + r.counters.polls, 0);
     const cpuPerOp = rounds.reduce((n, r) => n + r.svcCpuMs, 0) / total;
     const metrics: Metric[] = [
-      { label: 'operations per round', value: SESSIONS * OPS_PER_SESSION, unit: 'count', note: `${SESSIONS} sessions x ${OPS_PER_SESSION}, started at once; ${ROUNDS} rounds after a warm-up round of ${WARMUP_SESSIONS} sessions` },
-      { label: 'operations/s', value: Math.round(opsPerSec), unit: 'count', note: `median; rounds: ${rates.map((x) => Math.round(x)).join(', ')} (${rounds.map((r) => (r.ms / 1000).toFixed(2) + ' s').join(', ')})` },
-      { label: 'polls', value: polls, unit: 'count', note: `wait(oN) at once, then every ${POLL_MS} ms; lines seen: ${Object.entries(signs).map(([k, v]) => `${k} ${v}`).join(', ')} (+ = accept lines)` },
+      {
+        label: 'operations per round',
+        value: SESSIONS * OPS_PER_SESSION,
+        unit: 'count',
+        note: `${SESSIONS} sessions x ${OPS_PER_SESSION}, started at once; ${ROUNDS} rounds after a warm-up round of ${WARMUP_SESSIONS} sessions`,
+      },
+      {
+        label: 'operations/s',
+        value: Math.round(opsPerSec),
+        unit: 'count',
+        note: `median; rounds: ${rates.map((x) => Math.round(x)).join(', ')} (${rounds.map((r) => (r.ms / 1000).toFixed(2) + ' s').join(', ')})`,
+      },
+      {
+        label: 'polls',
+        value: polls,
+        unit: 'count',
+        note: `wait(oN) at once, then every ${POLL_MS} ms; lines seen: ${Object.entries(signs)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')} (+ = accept lines)`,
+      },
       { label: 'svc CPU per operation', value: cpuPerOp * 1000, unit: 'us', note: 'start + polls + run, svc process' },
       { label: 'svc RSS idle', value: idle.rss, unit: 'bytes', note: 'after startup, before any load' },
-      { label: 'svc peak RSS', value: end.peakRss, unit: 'bytes', note: `getrusage maxrss of the svc process; RSS at the end ${MiB(end.rss)}, heap used ${MiB(end.heapUsed)}, ${end.artifacts ?? 0} run snapshots held` },
+      {
+        label: 'svc peak RSS',
+        value: end.peakRss,
+        unit: 'bytes',
+        note: `getrusage maxrss of the svc process; RSS at the end ${MiB(end.rss)}, heap used ${MiB(end.heapUsed)}, ${end.artifacts ?? 0} run snapshots held`,
+      },
     ];
     const checks: Check[] = [
-      { target: 'zero errors: every operation accepted (+) and ended succeeded (!) with 25 rows', pass: errors.length === 0 && signs['!'] === total, actual: `${errors.length} errors, ${signs['!'] ?? 0} of ${total} ended !${errors.length ? `; first: ${errors[0]}` : ''}` },
-      { target: `svc peak RSS under ${MiB(PEAK_RSS_LIMIT)}`, pass: end.peakRss < PEAK_RSS_LIMIT, actual: MiB(end.peakRss) },
+      {
+        target: 'zero errors: every operation accepted (+) and ended succeeded (!) with 25 rows',
+        pass: errors.length === 0 && signs['!'] === total,
+        actual: `${errors.length} errors, ${signs['!'] ?? 0} of ${total} ended !${errors.length ? `; first: ${errors[0]}` : ''}`,
+      },
+      {
+        target: `svc peak RSS under ${MiB(PEAK_RSS_LIMIT)}`,
+        pass: end.peakRss < PEAK_RSS_LIMIT,
+        actual: MiB(end.peakRss),
+      },
     ];
     return { metrics, checks };
   } finally {

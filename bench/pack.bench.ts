@@ -31,7 +31,9 @@ async function run(): Promise<BenchResult> {
   const sourceBytes = texts.reduce((n, t) => n + Buffer.byteLength(t.text, 'utf8'), 0);
 
   let compiled: CompiledCatalog = { diagnostics: [] };
-  const tCompile = await measure(() => { compiled = compileSource(texts); });
+  const tCompile = await measure(() => {
+    compiled = compileSource(texts);
+  });
   const { cgs, cgs_hash: hash } = compiled;
   if (!cgs || !hash) {
     const shown = compiled.diagnostics.slice(0, 5).map(formatError).join('\n');
@@ -39,14 +41,18 @@ async function run(): Promise<BenchResult> {
   }
 
   let unteachable = 0;
-  const tTeach = await measure(() => { unteachable = teachabilityCheck(cgs).length; });
+  const tTeach = await measure(() => {
+    unteachable = teachabilityCheck(cgs).length;
+  });
   if (unteachable) throw new Error(`${unteachable} capabilities of the synthetic catalog are not teachable`);
 
   const root = await mkdtemp(join(tmpdir(), 'svc-bench-pack-'));
   try {
     const dirOf = (i: number) => join(root, `run-${i}`);
     let cgsFile = '';
-    const tWrite = await measure(async (i) => { cgsFile = (await writeArtifacts(cgs, hash, dirOf(i))).cgsFile; });
+    const tWrite = await measure(async (i) => {
+      cgsFile = (await writeArtifacts(cgs, hash, dirOf(i))).cgsFile;
+    });
     const cgsBytes = (await stat(cgsFile)).size;
 
     const dir = dirOf(0);
@@ -56,7 +62,8 @@ async function run(): Promise<BenchResult> {
       if (r.problems.length) throw new Error(`loading failed: ${r.problems.map(formatError).join('\n')}`);
       loaded = r.registry.get(cgs.entry_id)?.cgs.capabilities.length ?? 0;
     });
-    if (loaded !== cgs.capabilities.length) throw new Error(`loaded ${loaded} capabilities, packed ${cgs.capabilities.length}`);
+    if (loaded !== cgs.capabilities.length)
+      throw new Error(`loaded ${loaded} capabilities, packed ${cgs.capabilities.length}`);
 
     const total = tCompile.median + tWrite.median + tLoad.median;
     const totalCold = tCompile.cold + tWrite.cold + tLoad.cold;
@@ -74,7 +81,12 @@ async function run(): Promise<BenchResult> {
         { label: 'pack', value: tCompile.median + tWrite.median, unit: 'ms', note: 'compileSource + writeArtifacts' },
         { label: 'pack + load', value: total, unit: 'ms', note: `sum of medians; cold ${fmtMs(totalCold)}` },
         timeMetric('teachabilityCheck', tTeach),
-        { label: 'pack + load as the CLI', value: cli, unit: 'ms', note: 'pack + load + teachabilityCheck twice (svc pack, svc catalogs)' },
+        {
+          label: 'pack + load as the CLI',
+          value: cli,
+          unit: 'ms',
+          note: 'pack + load + teachabilityCheck twice (svc pack, svc catalogs)',
+        },
       ],
       checks: [
         { target: `pack + load under ${TARGET_MS} ms`, pass: total < TARGET_MS, actual: fmtMs(total) },

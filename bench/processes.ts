@@ -22,11 +22,22 @@ const START_TIMEOUT_MS = 30_000;
  */
 export async function startChild(kind: 'vendor' | 'svc', args: string[] = []): Promise<Child> {
   const prof = process.env.SVC_BENCH_CPU_PROF;
-  const execArgv = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`, `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`] : [];
-  const child: ChildProcess = fork(join(import.meta.dirname, 'serve-child.js'), [kind, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+  const execArgv = prof
+    ? ['--cpu-prof', `--cpu-prof-dir=${prof}`, `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`]
+    : [];
+  const child: ChildProcess = fork(join(import.meta.dirname, 'serve-child.js'), [kind, ...args], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv,
+  });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill(); reject(new Error(`${kind} child did not start within ${START_TIMEOUT_MS} ms`)); }, START_TIMEOUT_MS);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${kind} child exited with ${code} before listening`)); });
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`${kind} child did not start within ${START_TIMEOUT_MS} ms`));
+    }, START_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${kind} child exited with ${code} before listening`));
+    });
     child.once('message', (m: ChildMessage) => {
       clearTimeout(timer);
       if (m.type === 'ready') resolve(m.url);
@@ -41,7 +52,9 @@ export async function startChild(kind: 'vendor' | 'svc', args: string[] = []): P
     usage: () =>
       new Promise<ChildUsage>((resolve, reject) => {
         if (!child.connected) return reject(new Error(`${kind} child is gone`));
-        child.once('message', (m: ChildMessage) => (m.type === 'usage' ? resolve(m) : reject(new Error(`unexpected message ${JSON.stringify(m)}`))));
+        child.once('message', (m: ChildMessage) =>
+          m.type === 'usage' ? resolve(m) : reject(new Error(`unexpected message ${JSON.stringify(m)}`)),
+        );
         child.send({ type: 'usage' });
       }),
     stop: async () => {
@@ -64,5 +77,15 @@ export async function startInProcess(kind: 'vendor' | 'svc', args: string[] = []
   const { startServer } = await import('./serve-child.js');
   const s = await startServer(kind, args[0]);
   let closed = false;
-  return { url: s.url, pid: process.pid, usage: async () => s.usage(), stop: async () => { if (!closed) { closed = true; await s.close(); } } };
+  return {
+    url: s.url,
+    pid: process.pid,
+    usage: async () => s.usage(),
+    stop: async () => {
+      if (!closed) {
+        closed = true;
+        await s.close();
+      }
+    },
+  };
 }

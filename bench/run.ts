@@ -26,14 +26,18 @@ function environment(): string {
   return [
     `svc benchmarks  ${new Date().toISOString()}`,
     `node ${process.version} on ${process.platform}/${process.arch}, ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown cpu'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
-    `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} (other work on the machine slows every figure)`,
+    `load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} (other work on the machine slows every figure)`,
   ].join('\n');
 }
 
 async function main(filters: string[]): Promise<number> {
   const names = Object.keys(BENCHMARKS).filter((n) => filters.length === 0 || filters.some((f) => n.includes(f)));
   if (names.length === 0) {
-    process.stderr.write(`no benchmark matches ${filters.map((f) => `\`${f}\``).join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}\n`);
+    process.stderr.write(
+      `no benchmark matches ${filters.map((f) => `\`${f}\``).join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}\n`,
+    );
     return 2;
   }
   process.stdout.write(environment() + '\n\n');
@@ -54,7 +58,9 @@ async function main(filters: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (e: unknown) => {
     process.stderr.write(`benchmark crashed: ${(e as Error)?.stack ?? String(e)}\n`);
     process.exitCode = 70;

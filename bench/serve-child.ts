@@ -69,7 +69,9 @@ export async function startServer(kind: string | undefined, vendorUrl?: string):
   const sent = new WeakMap<object, number>();
   let handler: number[] = [];
   let outgoing: number[] = [];
-  const keep = (xs: number[], x: number) => { if (xs.length < 1_000_000) xs.push(x); };
+  const keep = (xs: number[], x: number) => {
+    if (xs.length < 1_000_000) xs.push(x);
+  };
   subscribe('http.server.request.start', (m) => {
     const { request, response } = m as { request: IncomingMessage; response: object };
     if (request.socket.localPort !== port) return;
@@ -83,7 +85,9 @@ export async function startServer(kind: string | undefined, vendorUrl?: string):
     if (t !== undefined) keep(handler, performance.now() - t);
   });
   if (kind === 'svc') {
-    subscribe('undici:request:create', (m) => { sent.set((m as { request: object }).request, performance.now()); });
+    subscribe('undici:request:create', (m) => {
+      sent.set((m as { request: object }).request, performance.now());
+    });
     subscribe('undici:request:trailers', (m) => {
       const t = sent.get((m as { request: object }).request);
       if (t !== undefined) keep(outgoing, performance.now() - t);
@@ -97,13 +101,18 @@ export async function startServer(kind: string | undefined, vendorUrl?: string):
     url = vendor.url;
     close = () => vendor.close();
   } else if (kind === 'svc' && vendorUrl) {
-    const { registry } = await loadCatalogDir(join(packageRoot(), 'fixtures', 'packed'), { backendOverrides: { brewery: vendorUrl, helpdesk: vendorUrl } });
+    const { registry } = await loadCatalogDir(join(packageRoot(), 'fixtures', 'packed'), {
+      backendOverrides: { brewery: vendorUrl, helpdesk: vendorUrl },
+    });
     const store = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
     artifacts = store;
     const app = new SvcApp({ registry, artifacts: store, logger: lineLogger((l) => process.stderr.write(l + '\n')) });
     const l = await listen(app, 0, '127.0.0.1');
     url = l.url;
-    close = async () => { await l.close(500); await store.close(); };
+    close = async () => {
+      await l.close(500);
+      await store.close();
+    };
   } else {
     throw new Error('usage: serve-child.js vendor | svc <vendorUrl>');
   }
@@ -115,9 +124,21 @@ export async function startServer(kind: string | undefined, vendorUrl?: string):
       const cpu = process.cpuUsage();
       const mem = process.memoryUsage();
       const u: ChildUsage = {
-        type: 'usage', cpuUserUs: cpu.user, cpuSystemUs: cpu.system, rss: mem.rss, peakRss: process.resourceUsage().maxRSS * 1024,
-        heapUsed: mem.heapUsed, requests, lastTargets: [...lastTargets], ...(artifacts ? { artifacts: artifacts.size } : {}),
-        window: { handled: handler.length, handlerP50: median(handler), outgoing: outgoing.length, outgoingP50: median(outgoing) },
+        type: 'usage',
+        cpuUserUs: cpu.user,
+        cpuSystemUs: cpu.system,
+        rss: mem.rss,
+        peakRss: process.resourceUsage().maxRSS * 1024,
+        heapUsed: mem.heapUsed,
+        requests,
+        lastTargets: [...lastTargets],
+        ...(artifacts ? { artifacts: artifacts.size } : {}),
+        window: {
+          handled: handler.length,
+          handlerP50: median(handler),
+          outgoing: outgoing.length,
+          outgoingP50: median(outgoing),
+        },
       };
       handler = [];
       outgoing = [];

@@ -13,9 +13,18 @@ export interface CatalogFlags {
 
 export function addCatalogOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--catalog-dir <dir>', 'load every packed catalog (manifest + CGS) in a directory').conflicts('schema'))
+    .addOption(
+      new Option('--catalog-dir <dir>', 'load every packed catalog (manifest + CGS) in a directory').conflicts(
+        'schema',
+      ),
+    )
     .addOption(new Option('--schema <path>', 'load one CGS file').conflicts('catalogDir'))
-    .option('--backend <entry_id=url>', 'override the backend URL of an entry (repeatable; also SVC_BACKEND_URL_<ENTRY_ID>)', collect, [] as string[]);
+    .option(
+      '--backend <entry_id=url>',
+      'override the backend URL of an entry (repeatable; also SVC_BACKEND_URL_<ENTRY_ID>)',
+      collect,
+      [] as string[],
+    );
 }
 
 function collect(v: string, prev: string[]): string[] {
@@ -28,7 +37,12 @@ export function parseBackendFlags(flags: string[] = []): Record<string, string> 
   for (const f of flags) {
     const i = f.indexOf('=');
     // The value is shown without userinfo or query: it may carry a credential.
-    if (i <= 0) throw new SvcFailure([svcError('bad_arguments', `--backend \`${displayUrl(f)}\` is not entry_id=url`, { hint: 'for example --backend brewery=http://127.0.0.1:3000' })]);
+    if (i <= 0)
+      throw new SvcFailure([
+        svcError('bad_arguments', `--backend \`${displayUrl(f)}\` is not entry_id=url`, {
+          hint: 'for example --backend brewery=http://127.0.0.1:3000',
+        }),
+      ]);
     out[f.slice(0, i)] = f.slice(i + 1);
   }
   return out;
@@ -37,9 +51,21 @@ export function parseBackendFlags(flags: string[] = []): Record<string, string> 
 /** Load catalogs as the flags say; exactly one of --catalog-dir and --schema is required. */
 export async function loadFromFlags(flags: CatalogFlags, extra: LoadOptions = {}): Promise<LoadResult> {
   if (!flags.catalogDir === !flags.schema) {
-    throw new SvcFailure([svcError('bad_arguments', flags.catalogDir ? '--catalog-dir and --schema are mutually exclusive' : 'give --catalog-dir <dir> or --schema <path>', { hint: 'for example: --catalog-dir catalogs (a directory written by `svc pack --out catalogs`)' })]);
+    throw new SvcFailure([
+      svcError(
+        'bad_arguments',
+        flags.catalogDir
+          ? '--catalog-dir and --schema are mutually exclusive'
+          : 'give --catalog-dir <dir> or --schema <path>',
+        { hint: 'for example: --catalog-dir catalogs (a directory written by `svc pack --out catalogs`)' },
+      ),
+    ]);
   }
-  const opts: LoadOptions = { extraChecks: [teachabilityCheck], ...extra, backendOverrides: parseBackendFlags(flags.backend) };
+  const opts: LoadOptions = {
+    extraChecks: [teachabilityCheck],
+    ...extra,
+    backendOverrides: parseBackendFlags(flags.backend),
+  };
   return flags.catalogDir ? loadCatalogDir(flags.catalogDir, opts) : loadSchemaFile(flags.schema!, opts);
 }
 

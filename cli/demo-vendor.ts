@@ -30,7 +30,10 @@ export interface DemoVendorOptions {
 
 /** The bundled vendor data, parsed fresh on every call (callers may mutate it). */
 export function demoVendorData(): Record<string, unknown[]> {
-  return JSON.parse(readFileSync(join(packageRoot(), 'fixtures', 'vendor', 'db.json'), 'utf8')) as Record<string, unknown[]>;
+  return JSON.parse(readFileSync(join(packageRoot(), 'fixtures', 'vendor', 'db.json'), 'utf8')) as Record<
+    string,
+    unknown[]
+  >;
 }
 
 /** Start json-server in this process on 127.0.0.1 and a free port. */

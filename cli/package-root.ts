@@ -11,7 +11,8 @@ export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pj = join(dir, 'package.json');
-    if (existsSync(pj) && (JSON.parse(readFileSync(pj, 'utf8')) as { name?: string }).name === 'svc') return (root = dir);
+    if (existsSync(pj) && (JSON.parse(readFileSync(pj, 'utf8')) as { name?: string }).name === 'svc')
+      return (root = dir);
     const up = dirname(dir);
     if (up === dir) throw new Error('svc package root not found above ' + fileURLToPath(import.meta.url));
     dir = up;

@@ -11,7 +11,9 @@ export function reportFailure(e: unknown): number {
     return e.errors.some((x) => x.code === 'bad_arguments') ? EXIT.usage : EXIT.problems;
   }
   if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
-  process.stderr.write(`internal_error: ${(e as Error)?.message ?? String(e)}\n  hint: this is a bug in svc; please report it with the command you ran\n`);
+  process.stderr.write(
+    `internal_error: ${(e as Error)?.message ?? String(e)}\n  hint: this is a bug in svc; please report it with the command you ran\n`,
+  );
   if (process.env.SVC_DEBUG) process.stderr.write(String((e as Error)?.stack) + '\n');
   return EXIT.internal;
 }

@@ -26,7 +26,12 @@ function clip(s: string): string {
 }
 
 function clipped(e: SvcError): SvcError {
-  if (e.message.length <= MAX_ERROR_TEXT && (e.hint?.length ?? 0) <= MAX_ERROR_TEXT && (e.cause?.length ?? 0) <= MAX_ERROR_TEXT) return e;
+  if (
+    e.message.length <= MAX_ERROR_TEXT &&
+    (e.hint?.length ?? 0) <= MAX_ERROR_TEXT &&
+    (e.cause?.length ?? 0) <= MAX_ERROR_TEXT
+  )
+    return e;
   const out: SvcError = { ...e, message: clip(e.message) };
   if (e.hint !== undefined) out.hint = clip(e.hint);
   if (e.cause !== undefined) out.cause = clip(e.cause);

@@ -72,7 +72,9 @@ export const CODES = {
   cgs_invalid: { about: 'a CGS breaks the interchange JSON Schema' },
   version_conflict: { about: 'two different artifacts claim the same entry_id and version' },
   bad_backend_override: { about: 'a backend URL override is malformed or names no entry' },
-  backend_userinfo_ignored: { about: 'a backend URL carries user:password, which svc never sends (a warning; the entry loads without it)' },
+  backend_userinfo_ignored: {
+    about: 'a backend URL carries user:password, which svc never sends (a warning; the entry loads without it)',
+  },
   catalog_dir_empty: { about: 'a catalog directory holds no loadable catalog' },
   bad_arguments: { about: 'command-line or request arguments are invalid' },
   // program text: lexing and parsing (compiler/)
@@ -112,14 +114,18 @@ export const CODES = {
   vendor_error: { about: 'the vendor answered with an HTTP error status' },
   vendor_timeout: { about: 'the vendor did not answer within the request timeout' },
   vendor_unreachable: { about: 'the vendor could not be reached or reset the connection' },
-  vendor_bad_response: { about: 'the vendor answered with malformed JSON, a wrong content type or an unexpected shape' },
+  vendor_bad_response: {
+    about: 'the vendor answered with malformed JSON, a wrong content type or an unexpected shape',
+  },
   vendor_body_too_large: { about: 'the vendor answered with a body over the size limit' },
   vendor_auth_failed: { about: 'the OAuth2 token endpoint refused the client credentials' },
   deadline_exceeded: { about: 'the run did not finish before its overall deadline' },
   cancelled: { about: 'the run was cancelled' },
   catalog_mismatch: { about: 'a plan was compiled against a catalog content the server does not hold' },
   step_skipped: { about: 'a step did not run because a step it needs failed' },
-  call_budget_exceeded: { about: 'the run reached its budget of vendor calls (maxCalls) and stopped before the next call' },
+  call_budget_exceeded: {
+    about: 'the run reached its budget of vendor calls (maxCalls) and stopped before the next call',
+  },
   unsupported_store: { about: 'a storage URL names a scheme this build does not support' },
   // HTTP surface (server/)
   not_found: { about: 'no route, entry or resource at this address' },
@@ -131,7 +137,9 @@ export const CODES = {
   // execute sessions, plan tokens and page handles (server/)
   unknown_entry: { about: 'no loaded catalog has this entry_id' },
   unknown_session: { about: 'no execute session at this prompt_hash and session' },
-  too_many_sessions: { about: 'the tenant or the server holds as many sessions as allowed, each running a background operation' },
+  too_many_sessions: {
+    about: 'the tenant or the server holds as many sessions as allowed, each running a background operation',
+  },
   session_stale: { about: 'a catalog pinned by the session changed (reload): the session is not reused' },
   catalog_not_in_session: { about: 'a program names a catalog the session has not loaded' },
   bad_seed: { about: 'a seed is not api:Entity of a loaded catalog' },
@@ -153,7 +161,9 @@ export const CODES = {
   // inbound authentication (server/auth/)
   auth_config_invalid: { about: 'the inbound auth settings cannot start the server' },
   auth_token_expired: { about: 'the JWT has expired (exp)' },
-  auth_token_not_yet_valid: { about: 'the JWT is not valid yet (nbf), or was issued in the future (iat), beyond the clock skew' },
+  auth_token_not_yet_valid: {
+    about: 'the JWT is not valid yet (nbf), or was issued in the future (iat), beyond the clock skew',
+  },
   auth_bad_signature: { about: 'the JWT signature does not verify with the configured secret' },
   auth_bad_algorithm: { about: 'the JWT is not signed with HS256' },
   auth_malformed_token: { about: 'the bearer token is not a well-formed JWT' },

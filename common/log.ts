@@ -19,10 +19,18 @@ export interface Logger {
 export const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** A logger that writes `<ISO time> <level> <message> key=value ...` lines at `level` and above. */
-export function lineLogger(write: (line: string) => void, level: LogLevel = 'info', now: () => number = Date.now): Logger {
+export function lineLogger(
+  write: (line: string) => void,
+  level: LogLevel = 'info',
+  now: () => number = Date.now,
+): Logger {
   const at = (l: LogLevel) => (msg: string, fields?: LogFields) => {
     if (RANK[l] < RANK[level]) return;
-    const extra = fields ? Object.entries(fields).map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join('') : '';
+    const extra = fields
+      ? Object.entries(fields)
+          .map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+          .join('')
+      : '';
     write(`${new Date(now()).toISOString()} ${l} ${msg}${extra}`);
   };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };

@@ -88,7 +88,10 @@ export function knownList(candidates: Iterable<string>, opts: HintOptions = {}):
   if (all.length === 0) return opts.none ?? 'none is declared';
   const limit = opts.limit ?? 12;
   const show = opts.show ?? backticked;
-  const shown = all.slice(0, limit).map((c) => show(c)).join(', ');
+  const shown = all
+    .slice(0, limit)
+    .map((c) => show(c))
+    .join(', ');
   return `${opts.known ?? 'known'}: ${shown}${all.length > limit ? `, ... (${all.length} in all)` : ''}`;
 }
 

@@ -20,20 +20,67 @@ export interface BuildContext {
   diagnostics: SvcError[];
 }
 
-interface StatementCtx { binding?: CstNode[]; chain?: CstNode[] }
-interface BindingCtx { Identifier?: IToken[]; True?: IToken[]; False?: IToken[]; Null?: IToken[]; chain: CstNode[] }
-interface ChainCtx { call: CstNode[]; projection?: CstNode[] }
-interface CallCtx { Identifier?: IToken[]; Qualified?: IToken[]; LParen?: IToken[]; RParen?: IToken[]; arg?: CstNode[] }
-interface ArgCtx { Identifier?: IToken[]; value: CstNode[] }
-interface ValueCtx {
-  StringLit?: IToken[]; Heredoc?: IToken[]; NumberLit?: IToken[]; True?: IToken[]; False?: IToken[]; Null?: IToken[];
-  list?: CstNode[]; object?: CstNode[]; ref?: CstNode[];
+interface StatementCtx {
+  binding?: CstNode[];
+  chain?: CstNode[];
 }
-interface ListCtx { LBracket: IToken[]; RBracket: IToken[]; value?: CstNode[] }
-interface ObjectCtx { LBrace: IToken[]; RBrace: IToken[]; entry?: CstNode[] }
-interface EntryCtx { Identifier?: IToken[]; StringLit?: IToken[]; value?: CstNode[]; Qualified?: IToken[] }
-interface RefCtx { Identifier: IToken[] }
-interface ProjectionCtx { LBracket: IToken[]; RBracket: IToken[]; Identifier: IToken[] }
+interface BindingCtx {
+  Identifier?: IToken[];
+  True?: IToken[];
+  False?: IToken[];
+  Null?: IToken[];
+  chain: CstNode[];
+}
+interface ChainCtx {
+  call: CstNode[];
+  projection?: CstNode[];
+}
+interface CallCtx {
+  Identifier?: IToken[];
+  Qualified?: IToken[];
+  LParen?: IToken[];
+  RParen?: IToken[];
+  arg?: CstNode[];
+}
+interface ArgCtx {
+  Identifier?: IToken[];
+  value: CstNode[];
+}
+interface ValueCtx {
+  StringLit?: IToken[];
+  Heredoc?: IToken[];
+  NumberLit?: IToken[];
+  True?: IToken[];
+  False?: IToken[];
+  Null?: IToken[];
+  list?: CstNode[];
+  object?: CstNode[];
+  ref?: CstNode[];
+}
+interface ListCtx {
+  LBracket: IToken[];
+  RBracket: IToken[];
+  value?: CstNode[];
+}
+interface ObjectCtx {
+  LBrace: IToken[];
+  RBrace: IToken[];
+  entry?: CstNode[];
+}
+interface EntryCtx {
+  Identifier?: IToken[];
+  StringLit?: IToken[];
+  value?: CstNode[];
+  Qualified?: IToken[];
+}
+interface RefCtx {
+  Identifier: IToken[];
+}
+interface ProjectionCtx {
+  LBracket: IToken[];
+  RBracket: IToken[];
+  Identifier: IToken[];
+}
 
 /** Words that may not name a binding. */
 export const RESERVED_BINDING_NAMES: ReadonlySet<string> = new Set(['page', 'wait', 'cancel', 'true', 'false', 'null']);
@@ -89,11 +136,23 @@ class AstBuilder extends BaseVisitor {
     const name = this.name(c, tok);
     const expr = this.visit(first(ctx.chain), c) as Chain;
     if (RESERVED_BINDING_NAMES.has(name.text)) {
-      return this.fail(c, 'syntax_error', name.span, `\`${name.text}\` is reserved and cannot name a binding`, 'pick another name, e.g. `b = ...`; page, wait, cancel, true, false and null are reserved');
+      return this.fail(
+        c,
+        'syntax_error',
+        name.span,
+        `\`${name.text}\` is reserved and cannot name a binding`,
+        'pick another name, e.g. `b = ...`; page, wait, cancel, true, false and null are reserved',
+      );
     }
     const head = expr.head.name.text;
     if (CONTINUATIONS.has(head)) {
-      return this.fail(c, 'syntax_error', expr.span, `\`${head}(...)\` is a continuation and cannot be bound to a name`, `send \`${head}(...)\` on its own as the whole program`);
+      return this.fail(
+        c,
+        'syntax_error',
+        expr.span,
+        `\`${head}(...)\` is a continuation and cannot be bound to a name`,
+        `send \`${head}(...)\` on its own as the whole program`,
+      );
     }
     return { kind: 'binding', name, expr, span: this.span(c, name.span.start, expr.span.end) };
   }
@@ -102,27 +161,59 @@ class AstBuilder extends BaseVisitor {
     const kind = expr.head.name.text as ContinuationStmt['kind'];
     const form = kind === 'page' ? 'page(pg3)[name, city]' : `${kind}(o3)`;
     const member = expr.members[0];
-    if (member) return this.fail(c, 'syntax_error', member.span, `\`${kind}(...)\` takes no \`.${quote(member.name.text)}\``, `write ${form} on its own`);
+    if (member)
+      return this.fail(
+        c,
+        'syntax_error',
+        member.span,
+        `\`${kind}(...)\` takes no \`.${quote(member.name.text)}\``,
+        `write ${form} on its own`,
+      );
     if (kind !== 'page' && expr.projection) {
-      return this.fail(c, 'syntax_error', expr.projection.span, `\`${kind}(...)\` takes no projection`, `write ${form}; only page(...) takes a [field, ...] projection`);
+      return this.fail(
+        c,
+        'syntax_error',
+        expr.projection.span,
+        `\`${kind}(...)\` takes no projection`,
+        `write ${form}; only page(...) takes a [field, ...] projection`,
+      );
     }
     const args = expr.head.args;
     const arg = args?.length === 1 ? args[0] : undefined;
     if (!arg || arg.name) {
-      return this.fail(c, 'syntax_error', expr.head.span, `\`${kind}\` takes exactly one handle in parentheses`, `write ${form}`);
+      return this.fail(
+        c,
+        'syntax_error',
+        expr.head.span,
+        `\`${kind}\` takes exactly one handle in parentheses`,
+        `write ${form}`,
+      );
     }
     const v = arg.value;
-    const handleHint = kind === 'page'
-      ? 'a page handle is pg<N> on HTTP (e.g. page(pg3)[name]) or l_<token>_pg<N> on MCP, as printed in a "more pages" line'
-      : `an operation handle is o<N>, as printed in the accept line, e.g. ${kind}(o3)`;
+    const handleHint =
+      kind === 'page'
+        ? 'a page handle is pg<N> on HTTP (e.g. page(pg3)[name]) or l_<token>_pg<N> on MCP, as printed in a "more pages" line'
+        : `an operation handle is o<N>, as printed in the accept line, e.g. ${kind}(o3)`;
     if (v.kind !== 'ref' || v.field) {
       const example = kind === 'page' ? 'pg3' : 'o3';
       const quoted = v.kind === 'string' ? '; write it without quotes' : '';
-      return this.fail(c, 'bad_handle', v.span, `\`${kind}\` takes a bare handle such as ${example}`, handleHint + quoted);
+      return this.fail(
+        c,
+        'bad_handle',
+        v.span,
+        `\`${kind}\` takes a bare handle such as ${example}`,
+        handleHint + quoted,
+      );
     }
     const handle = v.binding;
     if (!(kind === 'page' ? PAGE_HANDLE : OP_HANDLE).test(handle.text)) {
-      return this.fail(c, 'bad_handle', handle.span, `\`${quote(handle.text)}\` is not ${kind === 'page' ? 'a page' : 'an operation'} handle`, handleHint);
+      return this.fail(
+        c,
+        'bad_handle',
+        handle.span,
+        `\`${quote(handle.text)}\` is not ${kind === 'page' ? 'a page' : 'an operation'} handle`,
+        handleHint,
+      );
     }
     const st: ContinuationStmt = { kind, handle, span: expr.span };
     if (expr.projection) st.projection = expr.projection;
@@ -160,7 +251,8 @@ class AstBuilder extends BaseVisitor {
     const t = first(ctx.StringLit ?? ctx.Heredoc ?? ctx.NumberLit ?? ctx.True ?? ctx.False ?? ctx.Null);
     const span = this.tokSpan(c, t);
     if (ctx.StringLit) return { kind: 'string', value: t.payload as string, heredoc: false, span };
-    if (ctx.Heredoc) return { kind: 'string', value: (t.payload as Extract<HeredocPayload, { ok: true }>).value, heredoc: true, span };
+    if (ctx.Heredoc)
+      return { kind: 'string', value: (t.payload as Extract<HeredocPayload, { ok: true }>).value, heredoc: true, span };
     if (ctx.NumberLit) {
       const n = t.payload as NumberPayload;
       return { kind: n.kind, value: n.value, span };
@@ -195,17 +287,27 @@ class AstBuilder extends BaseVisitor {
     const keyText = q.image.slice(0, colon);
     const key: Name = { text: keyText, span: this.span(c, q.startOffset, q.startOffset + colon) };
     if (!KEY.test(keyText)) {
-      return this.fail(c, 'syntax_error', key.span, `\`${quote(keyText)}\` is not a valid object key`, `keys are names or strings: write {"${quote(keyText)}": ...}`);
+      return this.fail(
+        c,
+        'syntax_error',
+        key.span,
+        `\`${quote(keyText)}\` is not a valid object key`,
+        `keys are names or strings: write {"${quote(keyText)}": ...}`,
+      );
     }
     const vStart = q.startOffset + colon + 1;
     const word = q.image.slice(colon + 1);
     const wordSpan = this.span(c, vStart, tokenEnd(q));
     const field = ctx.Identifier ? first(ctx.Identifier) : undefined;
-    if (!field && (word === 'true' || word === 'false')) return { key, value: { kind: 'boolean', value: word === 'true', span: wordSpan } };
+    if (!field && (word === 'true' || word === 'false'))
+      return { key, value: { kind: 'boolean', value: word === 'true', span: wordSpan } };
     if (!field && word === 'null') return { key, value: { kind: 'null', span: wordSpan } };
     const binding: Name = { text: word, span: wordSpan };
     if (!field) return { key, value: { kind: 'ref', binding, span: wordSpan } };
-    return { key, value: { kind: 'ref', binding, field: this.name(c, field), span: this.span(c, vStart, tokenEnd(field)) } };
+    return {
+      key,
+      value: { kind: 'ref', binding, field: this.name(c, field), span: this.span(c, vStart, tokenEnd(field)) },
+    };
   }
 
   ref(ctx: RefCtx, c: BuildContext): Value {

@@ -20,11 +20,27 @@ import { exampleLiteral } from './values.js';
  * shape the step starts from. A parent that is an own get-by-literal-id whose only use is to
  * supply its id is folded away: `e1("b-1").r1` asks the vendor once.
  */
-export function buildStep(st: ResolveState, api: string, entity: Entity, cap: Capability, call: Call, args: Arg[], pre: Record<string, Arg | PlanArg>, onRow?: Shape): Shape | undefined {
+export function buildStep(
+  st: ResolveState,
+  api: string,
+  entity: Entity,
+  cap: Capability,
+  call: Call,
+  args: Arg[],
+  pre: Record<string, Arg | PlanArg>,
+  onRow?: Shape,
+): Shape | undefined {
   if (st.tooLarge) return undefined;
   const step: PlanStep = {
-    id: st.nextStepId(), op: cap.kind, api, cgs_hash: st.opts.registry.get(api)!.cgs_hash, entity: entity.name,
-    capability: cap.name, args: {}, depends_on: [], effect: WRITE_KINDS.has(cap.kind) ? 'write' : 'read',
+    id: st.nextStepId(),
+    op: cap.kind,
+    api,
+    cgs_hash: st.opts.registry.get(api)!.cgs_hash,
+    entity: entity.name,
+    capability: cap.name,
+    args: {},
+    depends_on: [],
+    effect: WRITE_KINDS.has(cap.kind) ? 'write' : 'read',
   };
   let ok = true;
   const seen = new Set<string>();
@@ -42,16 +58,70 @@ export function buildStep(st: ResolveState, api: string, entity: Entity, cap: Ca
   for (const a of args) {
     const n = a.name!;
     if (n.text === LIMIT_ARG && !cap.params.some((p) => p.name === LIMIT_ARG)) {
-      if (cap.returns !== 'rows') { ok = st.fail('unknown_argument', n.span, `\`limit\` applies to rows; \`${cap.name}\` returns ${cap.returns === 'row' ? 'one row' : 'nothing'}`, 'remove limit') ?? false; continue; }
-      if (a.value.kind !== 'integer' || a.value.value < 1 || a.value.value > st.maxLimit) { ok = st.fail('wrong_type', a.value.span, `\`limit\` takes a whole number from 1 to ${st.maxLimit}`, 'write for example limit=100') ?? false; continue; }
+      if (cap.returns !== 'rows') {
+        ok =
+          st.fail(
+            'unknown_argument',
+            n.span,
+            `\`limit\` applies to rows; \`${cap.name}\` returns ${cap.returns === 'row' ? 'one row' : 'nothing'}`,
+            'remove limit',
+          ) ?? false;
+        continue;
+      }
+      if (a.value.kind !== 'integer' || a.value.value < 1 || a.value.value > st.maxLimit) {
+        ok =
+          st.fail(
+            'wrong_type',
+            a.value.span,
+            `\`limit\` takes a whole number from 1 to ${st.maxLimit}`,
+            'write for example limit=100',
+          ) ?? false;
+        continue;
+      }
       step.limit = a.value.value;
       continue;
     }
-    if (/^p\d+$/.test(n.text)) { ok = st.fail('legacy_symbol', n.span, `\`${quote(n.text)}\` is a legacy parameter symbol`, `parameters use wire names: ${paramList(cap)}`) ?? false; continue; }
-    if (/^s\d+$/.test(n.text)) { ok = st.fail('legacy_slot', n.span, `\`${quote(n.text)}\` is a removed transport slot`, `parameters use wire names: ${paramList(cap)}`) ?? false; continue; }
+    if (/^p\d+$/.test(n.text)) {
+      ok =
+        st.fail(
+          'legacy_symbol',
+          n.span,
+          `\`${quote(n.text)}\` is a legacy parameter symbol`,
+          `parameters use wire names: ${paramList(cap)}`,
+        ) ?? false;
+      continue;
+    }
+    if (/^s\d+$/.test(n.text)) {
+      ok =
+        st.fail(
+          'legacy_slot',
+          n.span,
+          `\`${quote(n.text)}\` is a removed transport slot`,
+          `parameters use wire names: ${paramList(cap)}`,
+        ) ?? false;
+      continue;
+    }
     const p = cap.params.find((x) => x.name === n.text);
-    if (!p) { ok = st.fail('unknown_argument', n.span, `\`${cap.name}\` (${api}:${entity.name}) takes no argument \`${quote(n.text)}\``, st.suggest(() => suggestHint(n.text, cap.params.map((x) => x.name), listOf('parameters')))) ?? false; continue; }
-    if (seen.has(p.name)) { ok = st.fail('duplicate_argument', n.span, `\`${p.name}\` is given twice`, 'keep one of the two') ?? false; continue; }
+    if (!p) {
+      ok =
+        st.fail(
+          'unknown_argument',
+          n.span,
+          `\`${cap.name}\` (${api}:${entity.name}) takes no argument \`${quote(n.text)}\``,
+          st.suggest(() =>
+            suggestHint(
+              n.text,
+              cap.params.map((x) => x.name),
+              listOf('parameters'),
+            ),
+          ),
+        ) ?? false;
+      continue;
+    }
+    if (seen.has(p.name)) {
+      ok = st.fail('duplicate_argument', n.span, `\`${p.name}\` is given twice`, 'keep one of the two') ?? false;
+      continue;
+    }
     seen.add(p.name);
     const arg = resolveArg(st, cap, p.name, a);
     if (arg) step.args[p.name] = arg;
@@ -61,14 +131,22 @@ export function buildStep(st: ResolveState, api: string, entity: Entity, cap: Ca
   for (const p of cap.params) if (!seen.has(p.name) && p.default !== undefined) step.args[p.name] = { lit: p.default };
   const missing = cap.params.filter((p) => p.required && !seen.has(p.name));
   if (missing.length) {
-    ok = st.fail('missing_argument', call.span, `\`${call.name.text}\` (${cap.name}) needs ${missing.map((p) => `\`${p.name}\``).join(', ')}`, `add ${missing.map((p) => `${p.name}=${exampleLiteral(p)}`).join(', ')}`) ?? false;
+    ok =
+      st.fail(
+        'missing_argument',
+        call.span,
+        `\`${call.name.text}\` (${cap.name}) needs ${missing.map((p) => `\`${p.name}\``).join(', ')}`,
+        `add ${missing.map((p) => `${p.name}=${exampleLiteral(p)}`).join(', ')}`,
+      ) ?? false;
   }
   if (!ok) return undefined;
-  for (const v of Object.values(step.args)) if ('ref' in v && !step.depends_on.includes(v.ref.step)) step.depends_on.push(v.ref.step);
+  for (const v of Object.values(step.args))
+    if ('ref' in v && !step.depends_on.includes(v.ref.step)) step.depends_on.push(v.ref.step);
   for (const v of Object.values(step.args)) {
     if ('ref' in v) {
       const from = st.byId.get(v.ref.step);
-      if (from && (from.op === 'query' || from.op === 'search' || from.fanout)) step.fanout = { from: from.id, max: st.maxFanout };
+      if (from && (from.op === 'query' || from.op === 'search' || from.fanout))
+        step.fanout = { from: from.id, max: st.maxFanout };
     }
   }
   st.push(step);

@@ -47,6 +47,11 @@ export function compileProgram(text: string, opts: CompileOptions): Compiled {
   // Resolution goes statement by statement, so its diagnostics are in program order already.
   if (!r.plan) return { kind: 'error', diagnostics: boundErrors(r.diagnostics) };
   const review = reviewPlan(r.plan, opts.registry, opts.maxCalls ?? DEFAULT_MAX_VENDOR_CALLS);
-  return { kind: 'plan', plan: { ...r.plan, summary: review }, commit_id: planCommitId(r.plan), review, diagnostics: [] };
+  return {
+    kind: 'plan',
+    plan: { ...r.plan, summary: review },
+    commit_id: planCommitId(r.plan),
+    review,
+    diagnostics: [],
+  };
 }
-

@@ -10,7 +10,15 @@ export { validatePlanShape, isPlan } from './validate-plan.js';
 export { resolveProgram, DEFAULT_MAX_FANOUT, DEFAULT_MAX_LIMIT, LIMIT_ARG } from './resolve.js';
 export { reviewPlan, REVIEW_MAX_ROWS, REVIEW_MAX_FANOUT_ROWS } from './review.js';
 export { SymbolTable, defaultReads } from './symbols.js';
-export type { Seed, Wave, SymbolTableJson, AnySymbol, EntitySymbol, CapabilitySymbol, RelationSymbol } from './symbols.js';
+export type {
+  Seed,
+  Wave,
+  SymbolTableJson,
+  AnySymbol,
+  EntitySymbol,
+  CapabilitySymbol,
+  RelationSymbol,
+} from './symbols.js';
 export { renderWave, waveRows, teachingRules, exampleProgram, TEACHING_HEADER } from './teaching.js';
 export type { TeachingRow } from './teaching.js';
 export { teachabilityCheck } from './teachable.js';

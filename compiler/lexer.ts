@@ -10,8 +10,23 @@ import { svcError, type Span, type SvcError } from '../common/errors.js';
 import { quote } from '../common/quote.js';
 import { LineIndex } from './spans.js';
 import {
-  allTokens, forgetLexedText, Heredoc, LBrace, LBracket, LegacyQuotes, LParen, Newline, NumberLit, RBrace, RBracket, RParen,
-  Semicolon, SingleQuoted, StringLit, UnterminatedString, type HeredocPayload,
+  allTokens,
+  forgetLexedText,
+  Heredoc,
+  LBrace,
+  LBracket,
+  LegacyQuotes,
+  LParen,
+  Newline,
+  NumberLit,
+  RBrace,
+  RBracket,
+  RParen,
+  Semicolon,
+  SingleQuoted,
+  StringLit,
+  UnterminatedString,
+  type HeredocPayload,
 } from './tokens.js';
 
 /** Deepest bracket nesting accepted; deeper input is a syntax error (and never overflows the stack). */
@@ -89,12 +104,18 @@ function decodeString(image: string, start: number, lines: LineIndex): string | 
       const at = start + 1 + i;
       const len = e === 'u' ? 2 + /^[0-9a-fA-F]{0,3}/.exec(body.slice(i + 2))![0].length : 2;
       const text = body.slice(i, i + len);
-      return () => svcError('bad_escape', e === 'u' ? `escape \`${text}\` needs four hex digits` : `unknown escape \`${text}\` in a string`, {
-        span: spanAt(lines, at, at + len),
-        hint: e === 'u'
-          ? 'write \\u followed by exactly four hex digits, e.g. \\u00e9'
-          : 'the escapes are \\" \\\\ \\/ \\n \\t \\r \\b \\f and \\uXXXX; write a literal backslash as \\\\',
-      });
+      return () =>
+        svcError(
+          'bad_escape',
+          e === 'u' ? `escape \`${text}\` needs four hex digits` : `unknown escape \`${text}\` in a string`,
+          {
+            span: spanAt(lines, at, at + len),
+            hint:
+              e === 'u'
+                ? 'write \\u followed by exactly four hex digits, e.g. \\u00e9'
+                : 'the escapes are \\" \\\\ \\/ \\n \\t \\r \\b \\f and \\uXXXX; write a literal backslash as \\\\',
+          },
+        );
     }
   }
   return out;
@@ -108,20 +129,32 @@ function decodeNumber(image: string, start: number, lines: LineIndex): NumberPay
   if (INTEGER.test(image)) {
     const value = Number(image);
     if (Number.isSafeInteger(value)) return { kind: 'integer', value: value === 0 ? 0 : value };
-    return () => svcError('bad_number', `integer \`${quote(image)}\` is out of range`, {
-      span: spanAt(lines, start, start + image.length),
-      hint: 'integers must lie between -9007199254740991 and 9007199254740991; pass a larger number as a string, e.g. "' + quote(image) + '"',
-    });
+    return () =>
+      svcError('bad_number', `integer \`${quote(image)}\` is out of range`, {
+        span: spanAt(lines, start, start + image.length),
+        hint:
+          'integers must lie between -9007199254740991 and 9007199254740991; pass a larger number as a string, e.g. "' +
+          quote(image) +
+          '"',
+      });
   }
   if (DECIMAL.test(image)) {
     const value = Number(image);
     if (Number.isFinite(value)) return { kind: 'decimal', value };
-    return () => svcError('bad_number', `decimal \`${quote(image)}\` is out of range`, { span: spanAt(lines, start, start + image.length), hint: 'use a smaller exponent, or pass the number as a string' });
+    return () =>
+      svcError('bad_number', `decimal \`${quote(image)}\` is out of range`, {
+        span: spanAt(lines, start, start + image.length),
+        hint: 'use a smaller exponent, or pass the number as a string',
+      });
   }
-  return () => svcError('bad_number', `\`${quote(image)}\` is not a number`, {
-    span: spanAt(lines, start, start + image.length),
-    hint: 'integers are written like 42 or -7, decimals like 2.5 or 1.5e-3 (digits on both sides of the dot); quote text that starts with a digit, e.g. "' + quote(image) + '"',
-  });
+  return () =>
+    svcError('bad_number', `\`${quote(image)}\` is not a number`, {
+      span: spanAt(lines, start, start + image.length),
+      hint:
+        'integers are written like 42 or -7, decimals like 2.5 or 1.5e-3 (digits on both sides of the dot); quote text that starts with a digit, e.g. "' +
+        quote(image) +
+        '"',
+    });
 }
 
 const HEREDOC_FORM = 'write <<EOT, a newline, the text, then a line holding EOT';
@@ -133,7 +166,10 @@ function heredocError(p: Extract<HeredocPayload, { ok: false }>, start: number, 
     case 'legacy_heredoc':
       return svcError('legacy_heredoc', 'the three-character heredoc opener was removed', { span, hint: HEREDOC_FORM });
     case 'heredoc_missing_tag':
-      return svcError('heredoc_missing_tag', 'the heredoc opener `<<` has no tag', { span, hint: `put the tag right after \`<<\` with no space: ${HEREDOC_FORM}` });
+      return svcError('heredoc_missing_tag', 'the heredoc opener `<<` has no tag', {
+        span,
+        hint: `put the tag right after \`<<\` with no space: ${HEREDOC_FORM}`,
+      });
     case 'unterminated_heredoc':
       return svcError('unterminated_heredoc', `the heredoc \`<<${quote(p.tag ?? '')}\` is never closed`, {
         span,
@@ -158,7 +194,7 @@ const CHAR_HINTS: Record<string, string> = {
   '|': 'there are no operators; give several arguments separated by commas, e.g. e1(city="Berlin", kind="micro")',
   '-': 'a minus sign must be followed by a digit; names may not contain `-` (except the api part of `api:Entity`)',
   '/': 'comments start with #',
-  '$': 'names are plain: write the name without $',
+  $: 'names are plain: write the name without $',
   '@': 'names are plain: write the name without @',
 };
 
@@ -167,7 +203,9 @@ function unexpected(text: string, start: number, length: number, lines: LineInde
   const shown = chars.length > 20 ? chars.slice(0, 20) + '...' : chars;
   return svcError('unexpected_character', `unexpected character${chars.length > 1 ? 's' : ''} \`${shown}\``, {
     span: spanAt(lines, start, start + length),
-    hint: CHAR_HINTS[chars[0]!] ?? 'names are letters, digits and `_`, strings are double-quoted, and # starts a comment; remove or quote the character',
+    hint:
+      CHAR_HINTS[chars[0]!] ??
+      'names are letters, digits and `_`, strings are double-quoted, and # starts a comment; remove or quote the character',
   });
 }
 
@@ -201,7 +239,11 @@ class Splitter {
   private breakAtNewline = false;
   private errIdx = 0;
 
-  constructor(private readonly text: string, private readonly lines: LineIndex, private readonly errors: ILexingError[]) {}
+  constructor(
+    private readonly text: string,
+    private readonly lines: LineIndex,
+    private readonly errors: ILexingError[],
+  ) {}
 
   run(tokens: IToken[]): LexResult {
     for (const tok of tokens) {
@@ -240,7 +282,14 @@ class Splitter {
   }
 
   private flush(end: LexedStatement['end']): void {
-    if (this.start >= 0) this.statements.push({ tokens: this.bad ? [] : this.cur, bad: this.bad, end, start: this.start, errors: this.errorCount });
+    if (this.start >= 0)
+      this.statements.push({
+        tokens: this.bad ? [] : this.cur,
+        bad: this.bad,
+        end,
+        start: this.start,
+        errors: this.errorCount,
+      });
     this.cur = [];
     this.start = -1;
     this.errorCount = 0;
@@ -257,10 +306,12 @@ class Splitter {
     if (type === LParen || type === LBracket || type === LBrace) {
       if (++this.depth > MAX_NESTING && !this.tooDeep) {
         this.tooDeep = true;
-        this.fail(() => svcError('syntax_error', `brackets are nested more than ${MAX_NESTING} deep`, {
-          span: spanAt(this.lines, start, start + 1),
-          hint: 'flatten the value; programs this deep are never needed',
-        }));
+        this.fail(() =>
+          svcError('syntax_error', `brackets are nested more than ${MAX_NESTING} deep`, {
+            span: spanAt(this.lines, start, start + 1),
+            hint: 'flatten the value; programs this deep are never needed',
+          }),
+        );
       }
     } else if (type === RParen || type === RBracket || type === RBrace) {
       if (this.depth > 0) this.depth--;
@@ -277,10 +328,12 @@ class Splitter {
       if (!p.ok) this.fail(() => heredocError(p, start, this.lines));
     } else if (type === UnterminatedString) {
       this.breakAtNewline = true;
-      this.fail(() => svcError('unterminated_string', 'this string has no closing quote on its line', {
-        span: spanAt(this.lines, start, start + tok.image.length),
-        hint: 'close the string with " before the end of the line; for text spanning lines use a heredoc: <<EOT, a newline, the text, then a line holding EOT',
-      }));
+      this.fail(() =>
+        svcError('unterminated_string', 'this string has no closing quote on its line', {
+          span: spanAt(this.lines, start, start + tok.image.length),
+          hint: 'close the string with " before the end of the line; for text spanning lines use a heredoc: <<EOT, a newline, the text, then a line holding EOT',
+        }),
+      );
     } else if (type === SingleQuoted) {
       this.fail(() => unexpected(this.text, start, 1, this.lines));
     }

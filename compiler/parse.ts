@@ -28,7 +28,13 @@ export function parseProgram(text: string): { program?: Program; diagnostics: Sv
   try {
     return parse(text);
   } catch {
-    return { diagnostics: [svcError('internal_error', 'the parser failed unexpectedly', { hint: 'this is a bug in svc, not in the program; report it with the program text' })] };
+    return {
+      diagnostics: [
+        svcError('internal_error', 'the parser failed unexpectedly', {
+          hint: 'this is a bug in svc, not in the program; report it with the program text',
+        }),
+      ],
+    };
   }
 }
 
@@ -60,17 +66,25 @@ function parse(text: string): { program?: Program; diagnostics: SvcError[] } {
     for (const s of out) {
       if (s.kind !== 'page' && s.kind !== 'wait' && s.kind !== 'cancel') continue;
       const whole = quote(text.slice(s.span.start, s.span.end));
-      diagnostics.push(svcError('continuation_not_alone', `\`${s.kind}(${quote(s.handle.text)})\` must be the only statement of the program`, {
-        span: spanAt(lines, s.span.start, s.span.end),
-        hint: `send \`${whole}\` on its own as the whole program, and the other statements separately`,
-      }));
+      diagnostics.push(
+        svcError(
+          'continuation_not_alone',
+          `\`${s.kind}(${quote(s.handle.text)})\` must be the only statement of the program`,
+          {
+            span: spanAt(lines, s.span.start, s.span.end),
+            hint: `send \`${whole}\` on its own as the whole program, and the other statements separately`,
+          },
+        ),
+      );
     }
   }
   if (statements.length === 0 && diagnostics.length === 0) {
-    diagnostics.push(svcError('empty_program', 'the program has no statement', {
-      span: { line: 1, col: 1, endLine: 1, endCol: 1 },
-      hint: 'write an expression such as e1(city="Berlin")[name]; blank lines and # comments do not count',
-    }));
+    diagnostics.push(
+      svcError('empty_program', 'the program has no statement', {
+        span: { line: 1, col: 1, endLine: 1, endCol: 1 },
+        hint: 'write an expression such as e1(city="Berlin")[name]; blank lines and # comments do not count',
+      }),
+    );
   }
   if (diagnostics.length > 0) return { diagnostics: boundErrors(sortByPosition(diagnostics), hidden) };
   return { program: { statements: out, span: srcSpan(lines, 0, text.length) }, diagnostics: [] };
@@ -79,21 +93,60 @@ function parse(text: string): { program?: Program; diagnostics: SvcError[] } {
 /** `program_too_large`, pointing at the first statement past the limit. */
 function tooManyStatements(statements: LexedStatement[], lines: LineIndex): SvcError {
   const at = statements[MAX_PROGRAM_STATEMENTS]!.start;
-  return programTooLarge(`the program has ${statements.length} statements; the limit is ${MAX_PROGRAM_STATEMENTS}`, spanAt(lines, at, at));
+  return programTooLarge(
+    `the program has ${statements.length} statements; the limit is ${MAX_PROGRAM_STATEMENTS}`,
+    spanAt(lines, at, at),
+  );
 }
 
 function sortByPosition(ds: SvcError[]): SvcError[] {
   return ds
     .map((d, i) => ({ d, i }))
-    .sort((a, b) => (a.d.span?.line ?? 0) - (b.d.span?.line ?? 0) || (a.d.span?.col ?? 0) - (b.d.span?.col ?? 0) || a.i - b.i)
+    .sort(
+      (a, b) =>
+        (a.d.span?.line ?? 0) - (b.d.span?.line ?? 0) || (a.d.span?.col ?? 0) - (b.d.span?.col ?? 0) || a.i - b.i,
+    )
     .map((x) => x.d);
 }
 
 // ---- wording syntax errors -------------------------------------------------------------------
 
-const VALUE_START: TokenType[] = [T.StringLit, T.Heredoc, T.NumberLit, T.True, T.False, T.Null, T.LBracket, T.LBrace, T.Identifier];
-const ORDER: TokenType[] = [T.Equals, T.Colon, T.Dot, T.LParen, T.LBracket, T.Comma, T.RParen, T.RBracket, T.RBrace, T.Identifier, T.Qualified, T.StringLit, T.NumberLit, T.Heredoc, T.True, T.False, T.Null, T.LBrace];
-const CLOSER = new Map<TokenType, TokenType>([[T.LParen, T.RParen], [T.LBracket, T.RBracket], [T.LBrace, T.RBrace]]);
+const VALUE_START: TokenType[] = [
+  T.StringLit,
+  T.Heredoc,
+  T.NumberLit,
+  T.True,
+  T.False,
+  T.Null,
+  T.LBracket,
+  T.LBrace,
+  T.Identifier,
+];
+const ORDER: TokenType[] = [
+  T.Equals,
+  T.Colon,
+  T.Dot,
+  T.LParen,
+  T.LBracket,
+  T.Comma,
+  T.RParen,
+  T.RBracket,
+  T.RBrace,
+  T.Identifier,
+  T.Qualified,
+  T.StringLit,
+  T.NumberLit,
+  T.Heredoc,
+  T.True,
+  T.False,
+  T.Null,
+  T.LBrace,
+];
+const CLOSER = new Map<TokenType, TokenType>([
+  [T.LParen, T.RParen],
+  [T.LBracket, T.RBracket],
+  [T.LBrace, T.RBrace],
+]);
 /** Longest prefix the content-assist walk is asked about; beyond it the parser's own expectation is used. */
 const ASSIST_LIMIT = 400;
 
@@ -123,13 +176,18 @@ function locate(e: IRecognitionException, toks: IToken[]): { at: number; expecte
   const failure = failureOf(e);
   const fallback = (): TokenType[] => {
     if (failure.kind === 'mismatch') return failure.expected.map(byName).filter((t): t is TokenType => !!t);
-    if (failure.kind === 'alternatives') return [...new Set(failure.paths.map((p) => byName(p[0] ?? '')).filter((t): t is TokenType => !!t))];
+    if (failure.kind === 'alternatives')
+      return [...new Set(failure.paths.map((p) => byName(p[0] ?? '')).filter((t): t is TokenType => !!t))];
     return [];
   };
   if (at > ASSIST_LIMIT) return { at, expected: fallback() };
   let expected = nextTypes(toks, at);
   // With two tokens of lookahead the parser may stop one token early; move to the token that breaks the grammar.
-  for (let k = 0; failure.kind !== 'leftover' && k < 2 && at < toks.length && expected.includes(toks[at]!.tokenType); k++) {
+  for (
+    let k = 0;
+    failure.kind !== 'leftover' && k < 2 && at < toks.length && expected.includes(toks[at]!.tokenType);
+    k++
+  ) {
     at++;
     expected = nextTypes(toks, at);
   }
@@ -149,7 +207,8 @@ function openBracket(toks: IToken[], at: number): { tok: IToken; what: string } 
   const tok = toks[i]!;
   const t = tok.tokenType;
   const prev = toks[i - 1]?.tokenType;
-  const valuePosition = prev === T.Equals || prev === T.LParen || prev === T.Comma || prev === T.LBracket || prev === T.Colon;
+  const valuePosition =
+    prev === T.Equals || prev === T.LParen || prev === T.Comma || prev === T.LBracket || prev === T.Colon;
   const what = t === T.LParen ? 'argument list' : t === T.LBrace ? 'object' : valuePosition ? 'list' : 'projection';
   return { tok, what };
 }
@@ -161,11 +220,17 @@ function shorten(s: string): string {
 function describeActual(tok: IToken | undefined, st: LexedStatement): string {
   if (!tok) return st.end === 'line' ? 'end of the line' : st.end === 'semicolon' ? '`;`' : 'end of the program';
   switch (tok.tokenType) {
-    case T.Identifier: case T.Qualified: return `name \`${quote(tok.image)}\``;
-    case T.StringLit: return `string ${shorten(tok.image)}`;
-    case T.NumberLit: return `number \`${quote(tok.image)}\``;
-    case T.Heredoc: return 'heredoc';
-    default: return `\`${tok.image}\``;
+    case T.Identifier:
+    case T.Qualified:
+      return `name \`${quote(tok.image)}\``;
+    case T.StringLit:
+      return `string ${shorten(tok.image)}`;
+    case T.NumberLit:
+      return `number \`${quote(tok.image)}\``;
+    case T.Heredoc:
+      return 'heredoc';
+    default:
+      return `\`${tok.image}\``;
   }
 }
 
@@ -175,7 +240,8 @@ const CLOSERS: TokenType[] = [T.RParen, T.RBracket, T.RBrace];
 function describeExpected(types: TokenType[], inProjection: boolean): string {
   let rest = types;
   const parts: string[] = [];
-  const label = (t: TokenType): string => (t === T.Identifier && inProjection ? 'a field name' : typeof t.LABEL === 'string' ? t.LABEL : t.name);
+  const label = (t: TokenType): string =>
+    t === T.Identifier && inProjection ? 'a field name' : typeof t.LABEL === 'string' ? t.LABEL : t.name;
   const sorted = (ts: TokenType[]): TokenType[] => [...ts].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
   if (VALUE_START.every((v) => types.includes(v))) rest = types.filter((t) => !VALUE_START.includes(t));
   parts.push(...sorted(rest.filter((t) => !CLOSERS.includes(t))).map(label));
@@ -216,7 +282,9 @@ function wordSyntaxError(e: IRecognitionException, st: LexedStatement, lines: Li
   const hint = (h: string): SvcError => svcError('syntax_error', message, { span, hint: h });
 
   if (at === 0) {
-    return hint('a statement starts with a name, e.g. e1(city="Berlin")[name] or brewery:Beer, or binds one: b = e1(city="Berlin")');
+    return hint(
+      'a statement starts with a name, e.g. e1(city="Berlin")[name] or brewery:Beer, or binds one: b = e1(city="Berlin")',
+    );
   }
   if (failureOf(e).kind === 'leftover' && tok) {
     const tt = tok.tokenType;
@@ -226,10 +294,14 @@ function wordSyntaxError(e: IRecognitionException, st: LexedStatement, lines: Li
     }
     if (tt === T.Equals) {
       message = 'unexpected `=` after an expression';
-      return hint('`=` binds a plain name: write name = expression, e.g. b = e1(city="Berlin"); arguments go inside the parentheses: e1(city="Berlin")');
+      return hint(
+        '`=` binds a plain name: write name = expression, e.g. b = e1(city="Berlin"); arguments go inside the parentheses: e1(city="Berlin")',
+      );
     }
     message = `unexpected ${actual} after the end of the statement`;
-    return hint(`expected ${describeExpected(expected, false)}, or the end of the statement; put each statement on its own line or separate statements with \`;\``);
+    return hint(
+      `expected ${describeExpected(expected, false)}, or the end of the statement; put each statement on its own line or separate statements with \`;\``,
+    );
   }
   const prev = toks[at - 1]?.tokenType;
   if (tok?.tokenType === T.Colon && prev === T.Identifier && open?.what === 'argument list') {

@@ -5,8 +5,25 @@
  */
 import { CstParser, type IParserErrorMessageProvider, type TokenType } from 'chevrotain';
 import {
-  allTokens, Colon, Comma, Dot, Equals, False, Heredoc, Identifier, LBrace, LBracket, LParen, Null, NumberLit,
-  Qualified, RBrace, RBracket, RParen, StringLit, True,
+  allTokens,
+  Colon,
+  Comma,
+  Dot,
+  Equals,
+  False,
+  Heredoc,
+  Identifier,
+  LBrace,
+  LBracket,
+  LParen,
+  Null,
+  NumberLit,
+  Qualified,
+  RBrace,
+  RBracket,
+  RParen,
+  StringLit,
+  True,
 } from './tokens.js';
 
 /**
@@ -14,17 +31,19 @@ import {
  * words it for people). Token types are given by name.
  */
 export type ParseFailure =
-  | { kind: 'mismatch'; expected: string[] }
-  | { kind: 'alternatives'; paths: string[][] }
-  | { kind: 'leftover' };
+  { kind: 'mismatch'; expected: string[] } | { kind: 'alternatives'; paths: string[][] } | { kind: 'leftover' };
 
 const names = (path: TokenType[]): string[] => path.map((t) => t.name);
 
 const structuredErrors: IParserErrorMessageProvider = {
-  buildMismatchTokenMessage: ({ expected }) => JSON.stringify({ kind: 'mismatch', expected: [expected.name] } satisfies ParseFailure),
+  buildMismatchTokenMessage: ({ expected }) =>
+    JSON.stringify({ kind: 'mismatch', expected: [expected.name] } satisfies ParseFailure),
   buildNotAllInputParsedMessage: () => JSON.stringify({ kind: 'leftover' } satisfies ParseFailure),
   buildNoViableAltMessage: ({ expectedPathsPerAlt }) =>
-    JSON.stringify({ kind: 'alternatives', paths: expectedPathsPerAlt.flatMap((alt) => alt.map(names)) } satisfies ParseFailure),
+    JSON.stringify({
+      kind: 'alternatives',
+      paths: expectedPathsPerAlt.flatMap((alt) => alt.map(names)),
+    } satisfies ParseFailure),
   buildEarlyExitMessage: ({ expectedIterationPaths }) =>
     JSON.stringify({ kind: 'alternatives', paths: expectedIterationPaths.map(names) } satisfies ParseFailure),
 };
@@ -37,10 +56,7 @@ export class StatementParser extends CstParser {
 
   /** statement = binding | chain */
   statement = this.RULE('statement', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.binding) },
-      { ALT: () => this.SUBRULE(this.chain) },
-    ]);
+    this.OR([{ ALT: () => this.SUBRULE(this.binding) }, { ALT: () => this.SUBRULE(this.chain) }]);
   });
 
   /** binding = bindingName "=" chain  (reserved words are accepted here and rejected by the builder) */
@@ -67,10 +83,7 @@ export class StatementParser extends CstParser {
 
   /** call = ( Identifier | Qualified ) [ "(" [ arg { "," arg } [ "," ] ] ")" ] */
   call = this.RULE('call', () => {
-    this.OR([
-      { ALT: () => this.CONSUME(Identifier) },
-      { ALT: () => this.CONSUME(Qualified) },
-    ]);
+    this.OR([{ ALT: () => this.CONSUME(Identifier) }, { ALT: () => this.CONSUME(Qualified) }]);
     this.OPTION(() => {
       this.CONSUME(LParen);
       this.OPTION2(() => {
@@ -150,10 +163,7 @@ export class StatementParser extends CstParser {
     this.OR([
       {
         ALT: () => {
-          this.OR2([
-            { ALT: () => this.CONSUME(Identifier) },
-            { ALT: () => this.CONSUME(StringLit) },
-          ]);
+          this.OR2([{ ALT: () => this.CONSUME(Identifier) }, { ALT: () => this.CONSUME(StringLit) }]);
           this.CONSUME(Colon);
           this.SUBRULE(this.value);
         },

@@ -36,7 +36,14 @@ export const planSchema = {
                 { type: 'object', properties: { lit: {} }, required: ['lit'], additionalProperties: false },
                 {
                   type: 'object',
-                  properties: { ref: { type: 'object', properties: { step: stepId, field: name }, required: ['step', 'field'], additionalProperties: false } },
+                  properties: {
+                    ref: {
+                      type: 'object',
+                      properties: { step: stepId, field: name },
+                      required: ['step', 'field'],
+                      additionalProperties: false,
+                    },
+                  },
                   required: ['ref'],
                   additionalProperties: false,
                 },
@@ -47,8 +54,18 @@ export const planSchema = {
           depends_on: { type: 'array', items: stepId, uniqueItems: true },
           effect: { enum: ['read', 'write'] },
           limit: { type: 'integer', minimum: 1 },
-          via: { type: 'object', properties: { relation: name, from: stepId }, required: ['relation'], additionalProperties: false },
-          fanout: { type: 'object', properties: { from: stepId, max: { type: 'integer', minimum: 1 } }, required: ['from', 'max'], additionalProperties: false },
+          via: {
+            type: 'object',
+            properties: { relation: name, from: stepId },
+            required: ['relation'],
+            additionalProperties: false,
+          },
+          fanout: {
+            type: 'object',
+            properties: { from: stepId, max: { type: 'integer', minimum: 1 } },
+            required: ['from', 'max'],
+            additionalProperties: false,
+          },
         },
         required: ['id', 'op', 'api', 'cgs_hash', 'entity', 'capability', 'args', 'depends_on', 'effect'],
         additionalProperties: false,

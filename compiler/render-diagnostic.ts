@@ -50,9 +50,11 @@ export function renderDiagnostic(source: string, e: SvcError): string {
   const pad = (a > 0 ? ' ' : '') + text.slice(a, from).replace(/[^\t]/g, ' ');
   const gutter = String(lineNo);
   const blank = ' '.repeat(gutter.length);
-  return [
-    `${e.code} at ${s.file ? `${s.file}:` : ''}${s.line}:${s.col}: ${e.message}`,
-    `  ${gutter} | ${shown}`,
-    `  ${blank} | ${pad}${'^'.repeat(width)}`,
-  ].join('\n') + hint;
+  return (
+    [
+      `${e.code} at ${s.file ? `${s.file}:` : ''}${s.line}:${s.col}: ${e.message}`,
+      `  ${gutter} | ${shown}`,
+      `  ${blank} | ${pad}${'^'.repeat(width)}`,
+    ].join('\n') + hint
+  );
 }

@@ -15,9 +15,27 @@ import type { ResolveState, Shape } from './resolve-state.js';
 /** The shape after member `m` of `cur`, or undefined after recording a diagnostic. */
 export function resolveMember(st: ResolveState, cur: Shape, m: Call): Shape | undefined {
   const t = m.name.text;
-  if (cur.card === 'none') return st.fail('write_in_read_position', m.name.span, `\`${cur.step.capability}\` returns nothing to follow`, 'start a new line for the next expression');
-  if (cur.step.effect === 'write') return st.fail('write_in_read_position', m.name.span, `the result of a write (\`${cur.step.capability}\`) cannot be followed`, 'bind the write and read in a separate line: x = m1(...) then e1(x.id).r1');
-  if (/^p\d+$/.test(t)) return st.fail('legacy_symbol', m.name.span, `\`${quote(t)}\` is a legacy parameter symbol`, 'relations and capabilities are written as r#/m# symbols or wire names');
+  if (cur.card === 'none')
+    return st.fail(
+      'write_in_read_position',
+      m.name.span,
+      `\`${cur.step.capability}\` returns nothing to follow`,
+      'start a new line for the next expression',
+    );
+  if (cur.step.effect === 'write')
+    return st.fail(
+      'write_in_read_position',
+      m.name.span,
+      `the result of a write (\`${cur.step.capability}\`) cannot be followed`,
+      'bind the write and read in a separate line: x = m1(...) then e1(x.id).r1',
+    );
+  if (/^p\d+$/.test(t))
+    return st.fail(
+      'legacy_symbol',
+      m.name.span,
+      `\`${quote(t)}\` is a legacy parameter symbol`,
+      'relations and capabilities are written as r#/m# symbols or wire names',
+    );
   const sym = st.opts.symbols?.lookup(t);
   const sameEntity = (api: string, entity: string) => api === cur.api && entity === cur.entity.name;
   let relName: string | undefined;
@@ -25,10 +43,18 @@ export function resolveMember(st: ResolveState, cur: Shape, m: Call): Shape | un
   else if (!sym && cur.entity.relations.some((r) => r.name === t)) relName = t;
   if (relName) return relation(st, cur, relName, m);
   let cap: Capability | undefined;
-  if (sym?.kind === 'capability' && sameEntity(sym.api, sym.entity)) cap = st.opts.registry.capability(sym.api, sym.capability);
+  if (sym?.kind === 'capability' && sameEntity(sym.api, sym.entity))
+    cap = st.opts.registry.capability(sym.api, sym.capability);
   else if (!sym) cap = st.opts.registry.capabilitiesOf(cur.api, cur.entity.name).find((c) => c.name === t);
   if (cap) return resolveCapabilityCall(st, cur.api, cap, m, cur);
-  return st.fail('unknown_relation', m.name.span, sym ? `\`${quote(t)}\` belongs to ${sym.entity}, not to ${cur.entity.name}` : `${cur.api}:${cur.entity.name} has no relation or capability \`${quote(t)}\``, st.suggest(() => memberHint(st, cur, t)));
+  return st.fail(
+    'unknown_relation',
+    m.name.span,
+    sym
+      ? `\`${quote(t)}\` belongs to ${sym.entity}, not to ${cur.entity.name}`
+      : `${cur.api}:${cur.entity.name} has no relation or capability \`${quote(t)}\``,
+    st.suggest(() => memberHint(st, cur, t)),
+  );
 }
 
 /** What may follow a row of `cur`: its relations (symbol and wire name) and its row capabilities. */
@@ -60,6 +86,8 @@ function relation(st: ResolveState, cur: Shape, relName: string, m: Call): Shape
   for (const [param, field] of Object.entries(rel.bind)) pre[param] = { ref: { step: cur.step.id, field } };
   const shape = buildStep(st, cur.api, target, cap, m, m.args ?? [], pre, cur);
   // The parent may have been folded into a literal (see foldRef): then there is no step to come from.
-  if (shape) shape.step.via = st.byId.get(cur.step.id) === cur.step ? { relation: rel.name, from: cur.step.id } : { relation: rel.name };
+  if (shape)
+    shape.step.via =
+      st.byId.get(cur.step.id) === cur.step ? { relation: rel.name, from: cur.step.id } : { relation: rel.name };
   return shape;
 }

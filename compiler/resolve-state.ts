@@ -42,7 +42,10 @@ export class ResolveState {
   readonly maxFanout: number;
   readonly maxLimit: number;
 
-  constructor(source: string, readonly opts: ResolveOptions) {
+  constructor(
+    source: string,
+    readonly opts: ResolveOptions,
+  ) {
     this.lines = new LineIndex(source);
     this.maxFanout = opts.maxFanout ?? DEFAULT_MAX_FANOUT;
     this.maxLimit = opts.maxLimit ?? DEFAULT_MAX_LIMIT;

@@ -24,7 +24,11 @@ import { listOf, ResolveState, type Shape } from './resolve-state.js';
 export { DEFAULT_MAX_FANOUT, DEFAULT_MAX_LIMIT, LIMIT_ARG } from './resolve-options.js';
 export type { ResolveOptions } from './resolve-options.js';
 
-export function resolveProgram(program: Program, source: string, opts: ResolveOptions): { plan?: Plan; diagnostics: SvcError[] } {
+export function resolveProgram(
+  program: Program,
+  source: string,
+  opts: ResolveOptions,
+): { plan?: Plan; diagnostics: SvcError[] } {
   const st = new ResolveState(source, opts);
   const bind: Record<string, string> = {};
   const ret: string[] = [];
@@ -33,7 +37,12 @@ export function resolveProgram(program: Program, source: string, opts: ResolveOp
     st.quiet = st.diags.length >= MAX_SHOWN_ERRORS;
     if (s.kind === 'binding') {
       if (st.bindings.has(s.name.text)) {
-        st.fail('duplicate_binding', s.name.span, `\`${quote(s.name.text)}\` is already bound`, 'pick a new name for this binding; a name is bound once per program');
+        st.fail(
+          'duplicate_binding',
+          s.name.span,
+          `\`${quote(s.name.text)}\` is already bound`,
+          'pick a new name for this binding; a name is bound once per program',
+        );
         continue;
       }
       const shape = resolveChain(st, s.expr);
@@ -45,11 +54,23 @@ export function resolveProgram(program: Program, source: string, opts: ResolveOp
       const shape = resolveChain(st, s.expr);
       if (shape) ret.push(shape.step.id);
     } else {
-      st.fail('continuation_not_alone', s.span, `\`${s.kind}(...)\` is dispatched by the server and cannot be compiled into a plan`, `send \`${s.kind}(${quote(s.handle.text)})\` as the whole program`);
+      st.fail(
+        'continuation_not_alone',
+        s.span,
+        `\`${s.kind}(...)\` is dispatched by the server and cannot be compiled into a plan`,
+        `send \`${s.kind}(${quote(s.handle.text)})\` as the whole program`,
+      );
     }
   }
   if (st.tooLarge) {
-    return { diagnostics: [programTooLarge(`the plan has more than ${MAX_PROGRAM_STATEMENTS} steps; the limit is ${MAX_PROGRAM_STATEMENTS}`, st.lines.span(program.span))] };
+    return {
+      diagnostics: [
+        programTooLarge(
+          `the plan has more than ${MAX_PROGRAM_STATEMENTS} steps; the limit is ${MAX_PROGRAM_STATEMENTS}`,
+          st.lines.span(program.span),
+        ),
+      ],
+    };
   }
   if (st.diags.length) return { diagnostics: st.diags };
   if (ret.length === 0) {
@@ -57,7 +78,14 @@ export function resolveProgram(program: Program, source: string, opts: ResolveOp
     if (last) ret.push(last.id);
   }
   if (st.steps.length === 0) {
-    return { diagnostics: [svcError('empty_program', 'the program runs nothing', { span: st.lines.span(program.span), hint: 'write an expression such as e1(city="Berlin")[name]' })] };
+    return {
+      diagnostics: [
+        svcError('empty_program', 'the program runs nothing', {
+          span: st.lines.span(program.span),
+          hint: 'write an expression such as e1(city="Berlin")[name]',
+        }),
+      ],
+    };
   }
   // Steps folded away leave gaps: renumber densely so equal programs give equal plans.
   return { plan: renumber({ version: PLAN_VERSION, steps: st.steps, bind, return: ret }), diagnostics: [] };
@@ -70,7 +98,13 @@ function resolveChain(st: ResolveState, chain: Chain): Shape | undefined {
   let cur: Shape | undefined;
   if (target.kind === 'binding') {
     const b = quote(chain.head.name.text);
-    if (chain.head.args) return st.fail('syntax_error', chain.head.span, `\`${b}\` is a binding, not something to call`, `use it as ${b}.<relation> or pass ${b}.<field> as an argument`);
+    if (chain.head.args)
+      return st.fail(
+        'syntax_error',
+        chain.head.span,
+        `\`${b}\` is a binding, not something to call`,
+        `use it as ${b}.<relation> or pass ${b}.<field> as an argument`,
+      );
     cur = { ...target.shape, own: false };
   } else if (target.kind === 'entity') {
     cur = resolveEntityCall(st, target.api, target.entity, chain.head);
@@ -82,14 +116,32 @@ function resolveChain(st: ResolveState, chain: Chain): Shape | undefined {
     cur = resolveMember(st, cur, m);
   }
   if (cur && chain.projection) {
-    if (!cur.own) return st.fail('syntax_error', chain.projection.span, 'a projection belongs where the rows are fetched', 'move the [fields] to the line that binds the name');
+    if (!cur.own)
+      return st.fail(
+        'syntax_error',
+        chain.projection.span,
+        'a projection belongs where the rows are fetched',
+        'move the [fields] to the line that binds the name',
+      );
     const fields = cur.entity.fields.map((f) => f.name);
     const proj: string[] = [];
     for (const f of chain.projection.fields) {
-      if (!fields.includes(f.text)) st.fail('projection_unknown_field', f.span, `${cur.api}:${cur.entity.name} has no field \`${quote(f.text)}\``, st.suggest(() => suggestHint(f.text, fields, listOf('fields'))));
+      if (!fields.includes(f.text))
+        st.fail(
+          'projection_unknown_field',
+          f.span,
+          `${cur.api}:${cur.entity.name} has no field \`${quote(f.text)}\``,
+          st.suggest(() => suggestHint(f.text, fields, listOf('fields'))),
+        );
       else if (!proj.includes(f.text)) proj.push(f.text);
     }
-    if (cur.card === 'none') st.fail('projection_unknown_field', chain.projection.span, `\`${cur.step.capability}\` returns no rows to project`, 'remove the projection');
+    if (cur.card === 'none')
+      st.fail(
+        'projection_unknown_field',
+        chain.projection.span,
+        `\`${cur.step.capability}\` returns no rows to project`,
+        'remove the projection',
+      );
     cur.step.projection = proj;
   }
   return cur;
@@ -101,7 +153,8 @@ function renumber(plan: Plan): Plan {
   const id = (x: string) => map.get(x) ?? x;
   const steps = plan.steps.map((s) => {
     const out: PlanStep = { ...s, id: id(s.id), depends_on: s.depends_on.map(id), args: {} };
-    for (const [k, v] of Object.entries(s.args)) out.args[k] = 'ref' in v ? { ref: { step: id(v.ref.step), field: v.ref.field } } : v;
+    for (const [k, v] of Object.entries(s.args))
+      out.args[k] = 'ref' in v ? { ref: { step: id(v.ref.step), field: v.ref.field } } : v;
     if (s.via) out.via = s.via.from ? { relation: s.via.relation, from: id(s.via.from) } : { relation: s.via.relation };
     if (s.fanout) out.fanout = { from: id(s.fanout.from), max: s.fanout.max };
     return out;

@@ -35,7 +35,9 @@ export function reviewPlan(plan: Plan, registry: Registry, maxCalls: number = DE
   const flow = warnings.size ? [...warnings].sort() : 'clean';
   const lines = describeSteps(plan);
   if (warnings.has('over_call_budget')) {
-    lines.unshift(`${bounded ? `up to ${calls}` : 'an unbounded number of'} vendor calls (budget ${maxCalls}): dry-run and accept it with its pcN, or narrow it (filters, a smaller limit=, fewer statements)`);
+    lines.unshift(
+      `${bounded ? `up to ${calls}` : 'an unbounded number of'} vendor calls (budget ${maxCalls}): dry-run and accept it with its pcN, or narrow it (filters, a smaller limit=, fewer statements)`,
+    );
   }
   return {
     verdict: mutations === 0 && flow === 'clean' ? 'proceed' : 'review',
@@ -58,7 +60,8 @@ function callsOf(s: PlanStep, cap: Capability | undefined, rowsOf: Map<string, n
 
 /** Upper bound of the rows a step yields: 1 for a row, the limit or one page for lists. */
 function maxRows(s: PlanStep, cap: Capability | undefined, rowsOf: Map<string, number>): number {
-  const per = cap?.returns === 'rows' ? (s.limit ?? cap.http.pagination?.page_size ?? Infinity) : cap?.returns === 'none' ? 0 : 1;
+  const per =
+    cap?.returns === 'rows' ? (s.limit ?? cap.http.pagination?.page_size ?? Infinity) : cap?.returns === 'none' ? 0 : 1;
   return s.fanout ? per * (rowsOf.get(s.fanout.from) ?? 1) : per;
 }
 
@@ -76,7 +79,9 @@ function describeSteps(plan: Plan): string[] {
   }
   const returned = new Set(plan.return);
   return plan.steps.map((s) => {
-    const args = Object.entries(s.args).map(([k, v]) => `${k}=${arg(v)}`).join(', ');
+    const args = Object.entries(s.args)
+      .map(([k, v]) => `${k}=${arg(v)}`)
+      .join(', ');
     const parts = [`${s.id} ${s.effect === 'write' ? 'WRITE' : 'read'} ${s.api}:${s.entity} ${s.capability}(${args})`];
     if (s.limit) parts.push(`limit ${s.limit}`);
     if (s.fanout) parts.push(`once per row of ${s.fanout.from} (at most ${s.fanout.max})`);

@@ -7,16 +7,34 @@
 import type { Capability, Entity, Relation } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 
-export interface EntitySymbol { sym: string; api: string; entity: string }
-export interface CapabilitySymbol { sym: string; api: string; capability: string; entity: string }
-export interface RelationSymbol { sym: string; api: string; entity: string; relation: string; target: string }
+export interface EntitySymbol {
+  sym: string;
+  api: string;
+  entity: string;
+}
+export interface CapabilitySymbol {
+  sym: string;
+  api: string;
+  capability: string;
+  entity: string;
+}
+export interface RelationSymbol {
+  sym: string;
+  api: string;
+  entity: string;
+  relation: string;
+  target: string;
+}
 export type AnySymbol =
   | ({ kind: 'entity' } & EntitySymbol)
   | ({ kind: 'capability' } & CapabilitySymbol)
   | ({ kind: 'relation' } & RelationSymbol);
 
 /** A seed: an entity of a catalog, written `api:Entity`. */
-export interface Seed { api: string; entity: string }
+export interface Seed {
+  api: string;
+  entity: string;
+}
 
 /** The symbols one exposure added, in assignment order. */
 export interface Wave {
@@ -38,9 +56,17 @@ export interface SymbolTableJson {
 const key = (api: string, name: string) => `${api}:${name}`;
 
 /** Which read capabilities an entity expression `eN(...)` uses; the rest get `m#` symbols. */
-export function defaultReads(registry: Registry, api: string, entity: string): { query?: Capability; get?: Capability; search?: Capability } {
+export function defaultReads(
+  registry: Registry,
+  api: string,
+  entity: string,
+): { query?: Capability; get?: Capability; search?: Capability } {
   const caps = registry.capabilitiesOf(api, entity);
-  return { query: caps.find((c) => c.kind === 'query'), get: caps.find((c) => c.kind === 'get'), search: caps.find((c) => c.kind === 'search') };
+  return {
+    query: caps.find((c) => c.kind === 'query'),
+    get: caps.find((c) => c.kind === 'get'),
+    search: caps.find((c) => c.kind === 'search'),
+  };
 }
 
 export class SymbolTable {
@@ -132,15 +158,32 @@ export class SymbolTable {
   }
 
   toJSON(): SymbolTableJson {
-    return { entities: [...this.entities], capabilities: [...this.capabilities], relations: [...this.relations], domain_revision: this.revision };
+    return {
+      entities: [...this.entities],
+      capabilities: [...this.capabilities],
+      relations: [...this.relations],
+      domain_revision: this.revision,
+    };
   }
 
   /** Rebuild a table from `toJSON()` output (the client workspace and the server session persist it). */
   static fromJSON(j: SymbolTableJson): SymbolTable {
     const t = new SymbolTable();
-    for (const e of j.entities) { t.entities.push(e); t.entityKey.set(key(e.api, e.entity), e); t.bySym.set(e.sym, { kind: 'entity', ...e }); }
-    for (const c of j.capabilities) { t.capabilities.push(c); t.capKey.set(key(c.api, c.capability), c); t.bySym.set(c.sym, { kind: 'capability', ...c }); }
-    for (const r of j.relations) { t.relations.push(r); t.relKey.set(`${r.api}:${r.entity}.${r.relation}`, r); t.bySym.set(r.sym, { kind: 'relation', ...r }); }
+    for (const e of j.entities) {
+      t.entities.push(e);
+      t.entityKey.set(key(e.api, e.entity), e);
+      t.bySym.set(e.sym, { kind: 'entity', ...e });
+    }
+    for (const c of j.capabilities) {
+      t.capabilities.push(c);
+      t.capKey.set(key(c.api, c.capability), c);
+      t.bySym.set(c.sym, { kind: 'capability', ...c });
+    }
+    for (const r of j.relations) {
+      t.relations.push(r);
+      t.relKey.set(`${r.api}:${r.entity}.${r.relation}`, r);
+      t.bySym.set(r.sym, { kind: 'relation', ...r });
+    }
     t.revision = j.domain_revision;
     return t;
   }

@@ -12,25 +12,62 @@ import { SymbolTable } from './symbols.js';
 import { exampleProgram } from './teaching.js';
 
 export function teachabilityCheck(cgs: Cgs): Located[] {
-  const registry = new Registry([{ entry_id: cgs.entry_id, label: cgs.label, tags: cgs.tags, version: cgs.version, cgs, cgs_hash: '0'.repeat(64), base_url: cgs.backend.base_url, artifact: '' }]);
+  const registry = new Registry([
+    {
+      entry_id: cgs.entry_id,
+      label: cgs.label,
+      tags: cgs.tags,
+      version: cgs.version,
+      cgs,
+      cgs_hash: '0'.repeat(64),
+      base_url: cgs.backend.base_url,
+      artifact: '',
+    },
+  ]);
   const symbols = new SymbolTable();
-  symbols.expose(registry, cgs.entities.map((e) => ({ api: cgs.entry_id, entity: e.name })));
+  symbols.expose(
+    registry,
+    cgs.entities.map((e) => ({ api: cgs.entry_id, entity: e.name })),
+  );
   const out: Located[] = [];
   cgs.capabilities.forEach((cap, i) => {
     const at = `/capabilities/${i}`;
     const program = exampleProgram(cgs.entry_id, cap, registry, symbols);
     if (program === undefined) {
-      out.push({ at, error: svcError('not_teachable', `capability \`${cap.name}\` cannot be written in a program`, { hint: `its entity ${cap.entity} must exist and the capability needs a symbol` }) });
+      out.push({
+        at,
+        error: svcError('not_teachable', `capability \`${cap.name}\` cannot be written in a program`, {
+          hint: `its entity ${cap.entity} must exist and the capability needs a symbol`,
+        }),
+      });
       return;
     }
     const r = compileProgram(program, { registry, symbols });
     if (r.kind === 'error') {
       const d = r.diagnostics[0]!;
-      out.push({ at, error: svcError('not_teachable', `the example \`${program}\` for \`${cap.name}\` does not compile: ${d.code}: ${d.message}`, { hint: 'rename parameters that clash with the language (limit, p1, s0), or give the capability a distinct parameter' }) });
+      out.push({
+        at,
+        error: svcError(
+          'not_teachable',
+          `the example \`${program}\` for \`${cap.name}\` does not compile: ${d.code}: ${d.message}`,
+          {
+            hint: 'rename parameters that clash with the language (limit, p1, s0), or give the capability a distinct parameter',
+          },
+        ),
+      });
     } else if (r.kind === 'plan') {
       const last = r.plan.steps[r.plan.steps.length - 1]!;
       if (last.capability !== cap.name) {
-        out.push({ at, error: svcError('not_teachable', `the example \`${program}\` reaches \`${last.capability}\`, not \`${cap.name}\``, { hint: `give \`${cap.name}\` a parameter that \`${last.capability}\` does not take, so programs can tell them apart` }) });
+        out.push({
+          at,
+          error: svcError(
+            'not_teachable',
+            `the example \`${program}\` reaches \`${last.capability}\`, not \`${cap.name}\``,
+            {
+              hint: `give \`${cap.name}\` a parameter that \`${last.capability}\` does not take, so programs can tell them apart`,
+            },
+          ),
+        });
       }
     }
   });

@@ -40,7 +40,9 @@ export function teachingRules(): string {
 
 /** TSV of a wave (header + rows). An empty wave renders as the header alone. */
 export function renderWave(wave: Wave, registry: Registry, symbols: SymbolTable): string {
-  return [TEACHING_HEADER, ...waveRows(wave, registry, symbols).map((r) => `${cell(r.form)}\t${cell(r.meaning)}`)].join('\n');
+  return [TEACHING_HEADER, ...waveRows(wave, registry, symbols).map((r) => `${cell(r.form)}\t${cell(r.meaning)}`)].join(
+    '\n',
+  );
 }
 
 export function waveRows(wave: Wave, registry: Registry, symbols: SymbolTable): TeachingRow[] {
@@ -104,17 +106,29 @@ function entityRow(sym: string, api: string, entity: Entity, registry: Registry)
     form = `${sym}(${filters.join(', ')})[..]`;
     const page = reads.query.http.pagination?.page_size;
     const req = reads.query.params.filter((p) => p.required);
-    if (req.length || page) parts.push(`list${req.length ? ` (required: ${req.map(paramText).join(', ')})` : ''}${page ? ` ${page}/page` : ''}`);
+    if (req.length || page)
+      parts.push(
+        `list${req.length ? ` (required: ${req.map(paramText).join(', ')})` : ''}${page ? ` ${page}/page` : ''}`,
+      );
     // Filters named and typed like a field are taught by the field list; only the others are spelt out.
     const odd = reads.query.params.filter((p) => !req.includes(p) && !sameAsField(p, entity));
     if (odd.length) parts.push(`filters: ${odd.map(paramText).join(', ')}`);
   } else if (reads.search) {
-    form = `${sym}(${reads.search.params.filter((p) => p.required).map((p) => `${p.name}=$`).join(', ')})[..]`;
+    form = `${sym}(${reads.search.params
+      .filter((p) => p.required)
+      .map((p) => `${p.name}=$`)
+      .join(', ')})[..]`;
   } else {
     form = `${sym}("<id>")[..]`;
   }
   if (reads.get) parts.push(`one: ${sym}(${exampleId(reads.get.params.find((p) => p.name === reads.get!.id_param)!)})`);
-  if (reads.search && reads.query) parts.push(`search: ${sym}(${reads.search.params.filter((p) => p.required).map((p) => `${p.name}=$`).join(', ')})`);
+  if (reads.search && reads.query)
+    parts.push(
+      `search: ${sym}(${reads.search.params
+        .filter((p) => p.required)
+        .map((p) => `${p.name}=$`)
+        .join(', ')})`,
+    );
   parts.push(`fields: ${entity.fields.map((f) => fieldText(f, entity)).join(', ')}`);
   return { sym, form, meaning: parts.join(' | ') };
 }
@@ -124,15 +138,27 @@ function sameAsField(p: ParamDef, entity: Entity): boolean {
   return !!f && describeType(f) === describeType(p) && p.default === undefined;
 }
 
-function capabilityRow(sym: string, api: string, cap: Capability, symbols: SymbolTable, registry: Registry): TeachingRow {
+function capabilityRow(
+  sym: string,
+  api: string,
+  cap: Capability,
+  symbols: SymbolTable,
+  registry: Registry,
+): TeachingRow {
   const onRow = cap.id_param !== undefined;
   const own = cap.params.filter((p) => p.name !== cap.id_param);
   const call = own.length ? `${sym}(${own.map((p) => `${p.name}=$`).join(', ')})` : sym;
   const esym = symbols.entitySymbol(api, cap.entity)?.sym ?? `${api}:${cap.entity}`;
-  const form = onRow ? `${esym}(${rowId(registry, api, cap.entity)}).${call}` : cap.returns === 'rows' ? `${call}[..]` : call;
+  const form = onRow
+    ? `${esym}(${rowId(registry, api, cap.entity)}).${call}`
+    : cap.returns === 'rows'
+      ? `${call}[..]`
+      : call;
   const req = own.filter((p) => p.required);
   const opt = own.filter((p) => !p.required);
-  const parts = [`${cap.kind} ${api}:${cap.entity}${cap.returns === 'none' ? ' (returns nothing)' : ''}${cap.description ? `: ${cap.description}` : ''}`];
+  const parts = [
+    `${cap.kind} ${api}:${cap.entity}${cap.returns === 'none' ? ' (returns nothing)' : ''}${cap.description ? `: ${cap.description}` : ''}`,
+  ];
   if (req.length) parts.push(`required: ${req.map(paramText).join(', ')}`);
   if (opt.length) parts.push(`optional: ${opt.map(paramText).join(', ')}`);
   if (WRITE_KINDS.has(cap.kind)) parts.push('write: needs review');
@@ -143,11 +169,20 @@ function capabilityRow(sym: string, api: string, cap: Capability, symbols: Symbo
  * A program exercising a capability, built from the teaching forms with example values; the
  * teachability check compiles one per capability.
  */
-export function exampleProgram(api: string, cap: Capability, registry: Registry, symbols: SymbolTable): string | undefined {
+export function exampleProgram(
+  api: string,
+  cap: Capability,
+  registry: Registry,
+  symbols: SymbolTable,
+): string | undefined {
   const e = symbols.entitySymbol(api, cap.entity);
   if (!e) return undefined;
   const reads = defaultReads(registry, api, cap.entity);
-  const fill = (ps: ParamDef[]) => ps.filter((p) => p.required).map((p) => `${p.name}=${exampleLiteral(p)}`).join(', ');
+  const fill = (ps: ParamDef[]) =>
+    ps
+      .filter((p) => p.required)
+      .map((p) => `${p.name}=${exampleLiteral(p)}`)
+      .join(', ');
   if (cap === reads.get) return `${e.sym}(${exampleId(cap.params.find((p) => p.name === cap.id_param)!)})`;
   if (cap === reads.query || cap === reads.search) return `${e.sym}(${fill(cap.params)})`;
   const m = symbols.capabilitySymbol(api, cap.name);

@@ -12,7 +12,12 @@ import { createToken, Lexer, type CustomPatternMatcherReturn, type TokenType } f
 /** What a `<<` or `"""` token carries: the decoded body, or the lexical error it stands for. */
 export type HeredocPayload =
   | { ok: true; value: string; tag: string }
-  | { ok: false; code: 'heredoc_missing_tag' | 'unterminated_heredoc' | 'legacy_heredoc' | 'syntax_error'; openerLength: number; tag?: string };
+  | {
+      ok: false;
+      code: 'heredoc_missing_tag' | 'unterminated_heredoc' | 'legacy_heredoc' | 'syntax_error';
+      openerLength: number;
+      tag?: string;
+    };
 
 const TAG_START = /[A-Za-z_]/;
 const TAG_CHAR = /[A-Za-z0-9_]/;
@@ -132,7 +137,11 @@ function matchHeredoc(text: string, offset: number): CustomPatternMatcherReturn 
   if (legacy) {
     // Swallow a whole `<<<TAG ... TAG` block when it is one, so its body does not cascade into more errors.
     const body = tag && bodyStart >= 0 ? scanBody(text, bodyStart, tag) : undefined;
-    return result(text.slice(offset, body ? body.end : offset + 3), { ok: false, code: 'legacy_heredoc', openerLength: 3 });
+    return result(text.slice(offset, body ? body.end : offset + 3), {
+      ok: false,
+      code: 'legacy_heredoc',
+      openerLength: 3,
+    });
   }
   if (!tag) {
     // `<<` followed by blanks and a newline (or the end), or by anything that is not a tag.
@@ -206,15 +215,27 @@ export const LegacyQuotes = createToken({
 });
 export const StringLit = createToken({ name: 'StringLit', pattern: /"(?:[^"\\\r\n]|\\[^\r\n])*"/, label: 'a string' });
 /** A string that reaches the end of its line: only ever reported as `unterminated_string`. */
-export const UnterminatedString = createToken({ name: 'UnterminatedString', pattern: /"(?:[^"\\\r\n]|\\[^\r\n])*\\?/, label: 'a string' });
+export const UnterminatedString = createToken({
+  name: 'UnterminatedString',
+  pattern: /"(?:[^"\\\r\n]|\\[^\r\n])*\\?/,
+  label: 'a string',
+});
 /**
  * Any digit run with the letters, dots and exponent signs glued to it, so `12abc` or `1.` is one
  * token that `lexer.ts` classifies as an integer, a decimal or a `bad_number`. (No valid program
  * has a dot right after a number: values are followed by `,` or a closing bracket.)
  */
 /** `'text'`: only ever reported as `unexpected_character`, with a hint to use double quotes. */
-export const SingleQuoted = createToken({ name: 'SingleQuoted', pattern: /'[^'\r\n]*'?/, label: 'a single-quoted string' });
-export const NumberLit = createToken({ name: 'NumberLit', pattern: /-?\d(?:[eE][+-]|[0-9A-Za-z_.])*/, label: 'a number' });
+export const SingleQuoted = createToken({
+  name: 'SingleQuoted',
+  pattern: /'[^'\r\n]*'?/,
+  label: 'a single-quoted string',
+});
+export const NumberLit = createToken({
+  name: 'NumberLit',
+  pattern: /-?\d(?:[eE][+-]|[0-9A-Za-z_.])*/,
+  label: 'a number',
+});
 
 export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/, label: 'a name' });
 export const Qualified = createToken({
@@ -240,8 +261,29 @@ export const RBrace = createToken({ name: 'RBrace', pattern: '}', label: '`}`' }
 
 /** Lexer order (first match wins). */
 export const allTokens: TokenType[] = [
-  WhiteSpace, Comment, Newline, Semicolon,
-  Heredoc, LegacyQuotes, StringLit, UnterminatedString, SingleQuoted, NumberLit,
-  Qualified, True, False, Null, Identifier,
-  Equals, Comma, Dot, Colon, LParen, RParen, LBracket, RBracket, LBrace, RBrace,
+  WhiteSpace,
+  Comment,
+  Newline,
+  Semicolon,
+  Heredoc,
+  LegacyQuotes,
+  StringLit,
+  UnterminatedString,
+  SingleQuoted,
+  NumberLit,
+  Qualified,
+  True,
+  False,
+  Null,
+  Identifier,
+  Equals,
+  Comma,
+  Dot,
+  Colon,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  LBrace,
+  RBrace,
 ];

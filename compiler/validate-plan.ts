@@ -18,7 +18,12 @@ export function validatePlanShape(data: unknown): SvcError[] {
   }
   const v = validatorFor(planSchema);
   if (v(data)) return [];
-  return schemaProblems([...(v.errors ?? [])]).map((p) => svcError('bad_arguments', `plan ${p.message}`, { path: '/' + p.path.join('/'), ...(p.hint ? { hint: p.hint } : {}) }));
+  return schemaProblems([...(v.errors ?? [])]).map((p) =>
+    svcError('bad_arguments', `plan ${p.message}`, {
+      path: '/' + p.path.join('/'),
+      ...(p.hint ? { hint: p.hint } : {}),
+    }),
+  );
 }
 
 /** Type guard over `validatePlanShape`. */

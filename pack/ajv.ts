@@ -37,7 +37,9 @@ export function validatorFor(schema: { $id?: string }): ValidateFunction {
 export type Checked<T> = { ok: true; value: T } | { ok: false; errors: ErrorObject[] };
 
 export function check<S extends TSchema>(schema: S, data: unknown): Checked<Static<S>> {
-  return conforms(schema, data) ? { ok: true, value: data } : { ok: false, errors: [...(validatorFor(schema).errors ?? [])] };
+  return conforms(schema, data)
+    ? { ok: true, value: data }
+    : { ok: false, errors: [...(validatorFor(schema).errors ?? [])] };
 }
 
 /** True when `data` is valid against `schema` (compiled by the shared ajv), typed accordingly. */

@@ -153,7 +153,18 @@ export const cgsSchema = {
       },
     },
   },
-  required: ['format_version', 'entry_id', 'version', 'label', 'tags', 'description', 'backend', 'auth', 'entities', 'capabilities'],
+  required: [
+    'format_version',
+    'entry_id',
+    'version',
+    'label',
+    'tags',
+    'description',
+    'backend',
+    'auth',
+    'entities',
+    'capabilities',
+  ],
   additionalProperties: false,
   definitions: {
     typeSpec: {

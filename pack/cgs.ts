@@ -54,7 +54,15 @@ export interface Entity {
 }
 
 export type CapabilityKind = 'query' | 'get' | 'search' | 'create' | 'update' | 'delete' | 'action';
-export const CAPABILITY_KINDS: readonly CapabilityKind[] = ['query', 'get', 'search', 'create', 'update', 'delete', 'action'];
+export const CAPABILITY_KINDS: readonly CapabilityKind[] = [
+  'query',
+  'get',
+  'search',
+  'create',
+  'update',
+  'delete',
+  'action',
+];
 export const READ_KINDS: ReadonlySet<CapabilityKind> = new Set(['query', 'get', 'search']);
 /** Kinds whose execution changes the vendor's state; they need review before a live run. */
 export const WRITE_KINDS: ReadonlySet<CapabilityKind> = new Set(['create', 'update', 'delete', 'action']);
@@ -127,7 +135,13 @@ export type OutboundAuth =
   | { scheme: 'api_key'; in: 'header' | 'query'; name: string; env: string }
   | { scheme: 'bearer'; env: string }
   | { scheme: 'basic'; username_env: string; password_env: string }
-  | { scheme: 'oauth2_client_credentials'; token_url: string; client_id_env: string; client_secret_env: string; scopes: string[] };
+  | {
+      scheme: 'oauth2_client_credentials';
+      token_url: string;
+      client_id_env: string;
+      client_secret_env: string;
+      scopes: string[];
+    };
 export type AuthScheme = OutboundAuth['scheme'];
 export const AUTH_SCHEMES: readonly AuthScheme[] = ['none', 'api_key', 'bearer', 'basic', 'oauth2_client_credentials'];
 

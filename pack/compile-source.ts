@@ -45,7 +45,12 @@ function compileSorted(sorted: SourceText[], extraChecks: CgsCheck[]): CompiledC
     if (schema.paths.length) badPaths.set(source, schema.paths);
   }
   if (files.length === 0) {
-    if (diagnostics.length === 0) diagnostics.push(svcError('source_read_failed', 'the catalog source holds no YAML file', { hint: 'put catalog.yaml (and the entity, capability and mapping files) in the directory' }));
+    if (diagnostics.length === 0)
+      diagnostics.push(
+        svcError('source_read_failed', 'the catalog source holds no YAML file', {
+          hint: 'put catalog.yaml (and the entity, capability and mapping files) in the directory',
+        }),
+      );
     return { diagnostics: sortDiagnostics(diagnostics) };
   }
   const poisoned = pruneInvalid(files, badPaths);
@@ -82,7 +87,8 @@ function sortDiagnostics(d: SvcError[]): SvcError[] {
   return d
     .map((e, i) => ({ e, i }))
     .sort((a, b) => {
-      const x = a.e.span, y = b.e.span;
+      const x = a.e.span,
+        y = b.e.span;
       if (!x || !y) return x ? 1 : y ? -1 : a.i - b.i;
       return (x.file ?? '').localeCompare(y.file ?? '') || x.line - y.line || x.col - y.col || a.i - b.i;
     })

@@ -17,6 +17,15 @@ export type { RegistryEntry } from './registry.js';
 export { parseTemplate, jsonTemplateParams } from './template.js';
 export type { ParsedTemplate, TemplatePart } from './template.js';
 export { CatalogSourceFileSchema } from './source-schema.js';
-export type { CatalogSourceFile, SourceCatalog, SourceEntity, SourceRelation, SourceCapability, SourceParam, SourceMapping, SourceTypeSpec } from './source-schema.js';
+export type {
+  CatalogSourceFile,
+  SourceCatalog,
+  SourceEntity,
+  SourceRelation,
+  SourceCapability,
+  SourceParam,
+  SourceMapping,
+  SourceTypeSpec,
+} from './source-schema.js';
 export { cgsSchema } from './cgs-schema.js';
 export type { SourceText } from './source.js';

@@ -49,7 +49,16 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
     names = (await readdir(dir)).sort();
   } catch (e) {
     const code = errnoCode(e);
-    return { registry: new Registry([]), problems: [svcError('artifact_unreadable', `cannot read catalog directory (${code})`, { file: dir, hint: 'pass a directory written by `svc pack --out <dir>`' })], kept: [] };
+    return {
+      registry: new Registry([]),
+      problems: [
+        svcError('artifact_unreadable', `cannot read catalog directory (${code})`, {
+          file: dir,
+          hint: 'pass a directory written by `svc pack --out <dir>`',
+        }),
+      ],
+      kept: [],
+    };
   }
   const candidates: RegistryEntry[] = [];
   /** entry_ids some problem belongs to. */
@@ -61,7 +70,12 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
     try {
       text = await readFile(file, 'utf8');
     } catch (e) {
-      problems.push(svcError('artifact_unreadable', `cannot read the manifest (${errnoCode(e)})`, { file, hint: 'remove or repack it; the other catalogs still load' }));
+      problems.push(
+        svcError('artifact_unreadable', `cannot read the manifest (${errnoCode(e)})`, {
+          file,
+          hint: 'remove or repack it; the other catalogs still load',
+        }),
+      );
       owners.forEach((id) => troubled.add(id));
       continue;
     }
@@ -77,7 +91,12 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
   }
   const fresh = pickHighest(candidates, problems, troubled);
   if (fresh.length === 0 && problems.length === 0) {
-    problems.push(svcError('catalog_dir_empty', 'no catalog manifest in the directory', { file: dir, hint: 'pack catalogs into it: `svc pack <source-dir> --out ' + dir + '`' }));
+    problems.push(
+      svcError('catalog_dir_empty', 'no catalog manifest in the directory', {
+        file: dir,
+        hint: 'pack catalogs into it: `svc pack <source-dir> --out ' + dir + '`',
+      }),
+    );
   }
   const { entries, kept } = keepPrevious(fresh, troubled, opts.previous);
   return { registry: applyOverrides(new Registry(entries), opts, problems), problems, kept };
@@ -117,7 +136,11 @@ function namedIn(text: string): string[] {
  * as it is (sessions pinned to it keep working). Nothing is kept when the directory yields no
  * catalog at all: that reload fails as a whole.
  */
-function keepPrevious(fresh: RegistryEntry[], troubled: Set<string>, previous?: Registry): { entries: RegistryEntry[]; kept: string[] } {
+function keepPrevious(
+  fresh: RegistryEntry[],
+  troubled: Set<string>,
+  previous?: Registry,
+): { entries: RegistryEntry[]; kept: string[] } {
   if (!previous || fresh.length === 0) return { entries: fresh, kept: [] };
   const byId = new Map(fresh.map((e) => [e.entry_id, e]));
   const kept: string[] = [];
@@ -139,7 +162,12 @@ export async function loadSchemaFile(path: string, opts: LoadOptions = {}): Prom
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    problems.push(svcError('artifact_missing', `cannot read the CGS file (${errnoCode(e)})`, { file: path, hint: 'pass a `*.cgs.json` file written by `svc pack`' }));
+    problems.push(
+      svcError('artifact_missing', `cannot read the CGS file (${errnoCode(e)})`, {
+        file: path,
+        hint: 'pass a `*.cgs.json` file written by `svc pack`',
+      }),
+    );
     return { registry: new Registry([]), problems, kept: [] };
   }
   const v = verifyCgs(text, path, undefined, opts.extraChecks);
@@ -148,22 +176,45 @@ export async function loadSchemaFile(path: string, opts: LoadOptions = {}): Prom
   return { registry: applyOverrides(new Registry([entry]), opts, problems), problems, kept: [] };
 }
 
-async function loadArtifact(dir: string, m: Manifest, opts: LoadOptions, problems: SvcError[]): Promise<RegistryEntry | undefined> {
+async function loadArtifact(
+  dir: string,
+  m: Manifest,
+  opts: LoadOptions,
+  problems: SvcError[],
+): Promise<RegistryEntry | undefined> {
   const file = join(dir, m.artifact);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    problems.push(svcError('artifact_missing', `manifest of ${m.entry_id} v${m.version} names \`${m.artifact}\`, which is not there`, { file, hint: 'copy the CGS file next to its manifest, or repack' }));
+    problems.push(
+      svcError(
+        'artifact_missing',
+        `manifest of ${m.entry_id} v${m.version} names \`${m.artifact}\`, which is not there`,
+        { file, hint: 'copy the CGS file next to its manifest, or repack' },
+      ),
+    );
     return undefined;
   }
   const v = verifyCgs(text, file, m, opts.extraChecks);
-  if (!v.ok) { problems.push(...v.problems); return undefined; }
+  if (!v.ok) {
+    problems.push(...v.problems);
+    return undefined;
+  }
   return toEntry(v.cgs, v.cgs_hash, m.artifact);
 }
 
 function toEntry(cgs: RegistryEntry['cgs'], hash: string, artifact: string): RegistryEntry {
-  return { entry_id: cgs.entry_id, label: cgs.label, tags: cgs.tags, version: cgs.version, cgs, cgs_hash: hash, base_url: cgs.backend.base_url, artifact };
+  return {
+    entry_id: cgs.entry_id,
+    label: cgs.label,
+    tags: cgs.tags,
+    version: cgs.version,
+    cgs,
+    cgs_hash: hash,
+    base_url: cgs.backend.base_url,
+    artifact,
+  };
 }
 
 /** Highest version per entry_id; two different artifacts with that same version reject the entry. */
@@ -172,12 +223,20 @@ function pickHighest(candidates: RegistryEntry[], problems: SvcError[], troubled
   const conflicted = new Map<string, string>();
   for (const c of candidates) {
     const cur = best.get(c.entry_id);
-    if (!cur || c.version > cur.version) { best.set(c.entry_id, c); conflicted.delete(c.entry_id); }
-    else if (c.version === cur.version && c.cgs_hash !== cur.cgs_hash) conflicted.set(c.entry_id, c.artifact);
+    if (!cur || c.version > cur.version) {
+      best.set(c.entry_id, c);
+      conflicted.delete(c.entry_id);
+    } else if (c.version === cur.version && c.cgs_hash !== cur.cgs_hash) conflicted.set(c.entry_id, c.artifact);
   }
   for (const [id, other] of conflicted) {
     const v = best.get(id)!;
-    problems.push(svcError('version_conflict', `two different artifacts claim ${id} v${v.version} (${v.artifact} and ${other}); neither is loaded`, { file: v.artifact, hint: 'remove the stale artifact, or raise the version of the newer catalog' }));
+    problems.push(
+      svcError(
+        'version_conflict',
+        `two different artifacts claim ${id} v${v.version} (${v.artifact} and ${other}); neither is loaded`,
+        { file: v.artifact, hint: 'remove the stale artifact, or raise the version of the newer catalog' },
+      ),
+    );
     best.delete(id);
     troubled.add(id);
   }
@@ -193,19 +252,38 @@ function applyOverrides(registry: Registry, opts: LoadOptions, problems: SvcErro
   const env = opts.env ?? process.env;
   const explicit = opts.backendOverrides ?? {};
   for (const id of Object.keys(explicit)) {
-    if (!registry.get(id)) problems.push(svcError('bad_backend_override', `backend override names \`${displayUrl(id)}\`, which is not loaded`, { hint: `loaded entries: ${registry.list().map((e) => e.entry_id).join(', ') || 'none'}` }));
+    if (!registry.get(id))
+      problems.push(
+        svcError('bad_backend_override', `backend override names \`${displayUrl(id)}\`, which is not loaded`, {
+          hint: `loaded entries: ${
+            registry
+              .list()
+              .map((e) => e.entry_id)
+              .join(', ') || 'none'
+          }`,
+        }),
+      );
   }
   const entries = registry.list().map((e) => {
     const override = explicit[e.entry_id] ?? env[envOverrideName(e.entry_id)];
     let url = e.cgs.backend.base_url;
     if (override !== undefined && !/^https?:\/\/[^\s]+$/.test(override)) {
-      problems.push(svcError('bad_backend_override', `backend override for \`${e.entry_id}\` is not an http(s) URL`, { hint: 'write for example --backend ' + e.entry_id + '=http://127.0.0.1:3000' }));
+      problems.push(
+        svcError('bad_backend_override', `backend override for \`${e.entry_id}\` is not an http(s) URL`, {
+          hint: 'write for example --backend ' + e.entry_id + '=http://127.0.0.1:3000',
+        }),
+      );
     } else if (override !== undefined) {
       url = override.replace(/\/+$/, '');
     }
     // undici pools by origin and never sends userinfo: say so once, and keep it out of every display.
     if (hasUserinfo(url)) {
-      problems.push(svcError('backend_userinfo_ignored', `backend of ${e.entry_id} carries user:password in its URL; svc does not send it — declare the catalog's auth instead`));
+      problems.push(
+        svcError(
+          'backend_userinfo_ignored',
+          `backend of ${e.entry_id} carries user:password in its URL; svc does not send it — declare the catalog's auth instead`,
+        ),
+      );
       url = withoutUserinfo(url);
     }
     return url === e.base_url ? e : { ...e, base_url: url };

@@ -11,7 +11,15 @@ import { isPoisoned } from './prune-invalid.js';
 import type { KeyPath, SourceData } from './source.js';
 
 /** The capability `name` as written in `f` (about `entity`, mapped by `mapping`), at CGS pointer `at`. */
-export function normalizeCapability(cx: NormalizeContext, name: string, raw: Obj, entity: Entity | undefined, mapping: RawMapping | undefined, f: SourceData, at: string): Capability {
+export function normalizeCapability(
+  cx: NormalizeContext,
+  name: string,
+  raw: Obj,
+  entity: Entity | undefined,
+  mapping: RawMapping | undefined,
+  f: SourceData,
+  at: string,
+): Capability {
   const src: KeyPath = ['capabilities', name];
   for (const k of ['kind', 'entity', 'id_param', 'returns']) cx.mark(`${at}/${k}`, f, [...src, k]);
   cx.mark(`${at}/params`, f, [...src, 'params']);
@@ -30,15 +38,29 @@ export function normalizeCapability(cx: NormalizeContext, name: string, raw: Obj
     cap.http = normalizeMapping(cx, mapping.raw, cap, mapping.src, ['mappings', name], `${at}/http`);
   } else if (!isPoisoned(cx.poisoned, 'mappings', name)) {
     cx.poisoned.add(`mappings:${name}`);
-    cx.fail(at, 'missing_mapping', `capability \`${name}\` has no HTTP mapping`, `add \`${name}: GET /path\` (or an object with method and path) under \`mappings:\``);
+    cx.fail(
+      at,
+      'missing_mapping',
+      `capability \`${name}\` has no HTTP mapping`,
+      `add \`${name}: GET /path\` (or an object with method and path) under \`mappings:\``,
+    );
   }
   const idParam = raw.id_param !== undefined ? String(raw.id_param) : defaultIdParam(kind, params, entity);
   if (idParam !== undefined) cap.id_param = idParam;
   return cap;
 }
 
-function normalizeParams(cx: NormalizeContext, raw: unknown, entity: Entity | undefined, f: SourceData, src: KeyPath, at: string): ParamDef[] {
-  const entries: Array<[string, unknown]> = Array.isArray(raw) ? raw.map((n) => [String(n), null]) : Object.entries(isObj(raw) ? raw : {});
+function normalizeParams(
+  cx: NormalizeContext,
+  raw: unknown,
+  entity: Entity | undefined,
+  f: SourceData,
+  src: KeyPath,
+  at: string,
+): ParamDef[] {
+  const entries: Array<[string, unknown]> = Array.isArray(raw)
+    ? raw.map((n) => [String(n), null])
+    : Object.entries(isObj(raw) ? raw : {});
   return entries.map(([pname, spec], i) => {
     const psrc: KeyPath = Array.isArray(raw) ? [...src, i] : [...src, pname];
     const pat = `${at}/${i}`;
@@ -58,7 +80,15 @@ function normalizeParams(cx: NormalizeContext, raw: unknown, entity: Entity | un
       } else {
         type = { type: 'string' };
         if (entity && !isPoisoned(cx.poisoned, 'entities', entity.name, 'fields', fieldName)) {
-          cx.fail(pat, 'unknown_field', `parameter \`${pname}\` has no type and entity \`${entity.name}\` has no field \`${fieldName}\` to take it from`, `give it a type, for example \`${pname}: string\`, or name an existing field (${suggestHint(fieldName, entity.fields.map((x) => x.name))})`);
+          cx.fail(
+            pat,
+            'unknown_field',
+            `parameter \`${pname}\` has no type and entity \`${entity.name}\` has no field \`${fieldName}\` to take it from`,
+            `give it a type, for example \`${pname}: string\`, or name an existing field (${suggestHint(
+              fieldName,
+              entity.fields.map((x) => x.name),
+            )})`,
+          );
         }
       }
     }

@@ -6,7 +6,8 @@ import type { SourceData } from './source.js';
 /** Fill the header fields of `cgs` from the `catalog:` section of `f`. */
 export function normalizeCatalog(cx: NormalizeContext, cgs: Cgs, f: SourceData): void {
   const c = f.data.catalog as Obj;
-  for (const k of ['entry_id', 'version', 'label', 'tags', 'description', 'backend', 'auth']) cx.mark(`/${k}`, f, ['catalog', k]);
+  for (const k of ['entry_id', 'version', 'label', 'tags', 'description', 'backend', 'auth'])
+    cx.mark(`/${k}`, f, ['catalog', k]);
   cx.mark('/backend/base_url', f, ['catalog', 'backend', 'url']);
   cgs.entry_id = String(c.entry_id ?? '');
   cgs.version = c.version as number;

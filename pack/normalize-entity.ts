@@ -39,7 +39,13 @@ function normalizeFields(cx: NormalizeContext, raw: Obj, f: SourceData, src: Key
 }
 
 /** A type as written (`string`, or `{type, values, entity, items, fields}`), with nested parts normalized. */
-export function normalizeTypeSpec(cx: NormalizeContext, spec: unknown, f: SourceData, src: KeyPath, at: string): TypeSpec {
+export function normalizeTypeSpec(
+  cx: NormalizeContext,
+  spec: unknown,
+  f: SourceData,
+  src: KeyPath,
+  at: string,
+): TypeSpec {
   if (typeof spec === 'string') return { type: spec } as TypeSpec;
   const s = (isObj(spec) ? spec : {}) as Obj;
   const type = String(s.type ?? 'string');

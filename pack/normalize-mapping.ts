@@ -15,7 +15,12 @@ export interface RawMapping {
 }
 
 /** Keys each pagination style takes besides page_size, max_page_size and size_param. */
-export const PAGINATION_KEYS: Record<string, string[]> = { page: ['page_param', 'first_page'], offset: ['offset_param'], cursor: ['cursor_param', 'next_cursor'], link: ['page_param', 'first_page'] };
+export const PAGINATION_KEYS: Record<string, string[]> = {
+  page: ['page_param', 'first_page'],
+  offset: ['offset_param'],
+  cursor: ['cursor_param', 'next_cursor'],
+  link: ['page_param', 'first_page'],
+};
 
 /** Every file's mappings by capability name; a name mapped again is a `duplicate_name`. */
 export function collectMappings(cx: NormalizeContext, files: SourceData[]): Map<string, RawMapping> {
@@ -26,7 +31,12 @@ export function collectMappings(cx: NormalizeContext, files: SourceData[]): Map<
       if (prev) {
         const at = `/#mapping-dup/${name}/${f.file}`;
         cx.mark(at, f, ['mappings', name]);
-        cx.fail(at, 'duplicate_name', `mapping \`${name}\` is declared again (first in ${prev.src.file})`, 'keep one mapping per capability');
+        cx.fail(
+          at,
+          'duplicate_name',
+          `mapping \`${name}\` is declared again (first in ${prev.src.file})`,
+          'keep one mapping per capability',
+        );
         continue;
       }
       out.set(name, { raw, src: f });
@@ -36,9 +46,17 @@ export function collectMappings(cx: NormalizeContext, files: SourceData[]): Map<
 }
 
 /** The HTTP mapping of `cap` (whose required path parameters it updates), at CGS pointer `at`. */
-export function normalizeMapping(cx: NormalizeContext, raw: unknown, cap: Capability, f: SourceData, src: KeyPath, at: string): HttpMapping {
+export function normalizeMapping(
+  cx: NormalizeContext,
+  raw: unknown,
+  cap: Capability,
+  f: SourceData,
+  src: KeyPath,
+  at: string,
+): HttpMapping {
   cx.mark(at, f, src);
-  for (const k of ['method', 'path', 'query', 'headers', 'body', 'pagination', 'response', 'array_style']) cx.mark(`${at}/${k}`, f, [...src, k]);
+  for (const k of ['method', 'path', 'query', 'headers', 'body', 'pagination', 'response', 'array_style'])
+    cx.mark(`${at}/${k}`, f, [...src, k]);
   let m: Obj;
   if (typeof raw === 'string') {
     const [method, path] = raw.trim().split(/\s+/, 2);
@@ -79,9 +97,20 @@ export function normalizeMapping(cx: NormalizeContext, raw: unknown, cap: Capabi
   if (isObj(m.pagination)) {
     http.pagination = normalizePagination(m.pagination);
     for (const k of Object.keys(m.pagination)) cx.mark(`${at}/pagination/${k}`, f, [...src, 'pagination', k]);
-    const own = ['style', 'page_size', 'max_page_size', 'size_param', ...(PAGINATION_KEYS[String(m.pagination.style)] ?? [])];
+    const own = [
+      'style',
+      'page_size',
+      'max_page_size',
+      'size_param',
+      ...(PAGINATION_KEYS[String(m.pagination.style)] ?? []),
+    ];
     for (const k of Object.keys(m.pagination).filter((x) => !own.includes(x))) {
-      cx.fail(`${at}/pagination/${k}`, 'bad_mapping', `\`${k}\` does not apply to ${String(m.pagination.style)} pagination`, `${String(m.pagination.style)} pagination takes ${own.slice(1).join(', ')}`);
+      cx.fail(
+        `${at}/pagination/${k}`,
+        'bad_mapping',
+        `\`${k}\` does not apply to ${String(m.pagination.style)} pagination`,
+        `${String(m.pagination.style)} pagination takes ${own.slice(1).join(', ')}`,
+      );
     }
   }
   if (isObj(m.response)) {
@@ -99,7 +128,11 @@ function templateMap(v: unknown): Record<string, string> {
 
 function normalizePagination(p: Obj): Pagination {
   const pageSize = (p.page_size as number | undefined) ?? 25;
-  const common: Obj = { style: p.style, page_size: pageSize, max_page_size: (p.max_page_size as number | undefined) ?? Math.max(100, pageSize) };
+  const common: Obj = {
+    style: p.style,
+    page_size: pageSize,
+    max_page_size: (p.max_page_size as number | undefined) ?? Math.max(100, pageSize),
+  };
   if (p.size_param !== undefined) common.size_param = p.size_param;
   for (const k of PAGINATION_KEYS[String(p.style)] ?? []) if (p[k] !== undefined) common[k] = p[k];
   if (p.style === 'page' || p.style === 'link') common.first_page = (p.first_page as number | undefined) ?? 1;

@@ -38,16 +38,33 @@ export function normalize(files: SourceData[], poisoned = new Set<string>()): No
   const catalogs = files.filter((f) => isObj(f.data.catalog));
   const cgs: Cgs = {
     format_version: SVC_CATALOG_FORMAT_VERSION,
-    entry_id: '', version: 0, label: '', tags: [], description: '',
-    backend: { base_url: '' }, auth: { scheme: 'none' }, entities: [], capabilities: [],
+    entry_id: '',
+    version: 0,
+    label: '',
+    tags: [],
+    description: '',
+    backend: { base_url: '' },
+    auth: { scheme: 'none' },
+    entities: [],
+    capabilities: [],
   };
   if (catalogs.length === 0 && !isPoisoned(cx.poisoned, 'catalog')) {
-    cx.fail('', 'missing_catalog_metadata', 'no source file has a `catalog:` section', 'add catalog.yaml with entry_id, version, label, description and backend.url');
+    cx.fail(
+      '',
+      'missing_catalog_metadata',
+      'no source file has a `catalog:` section',
+      'add catalog.yaml with entry_id, version, label, description and backend.url',
+    );
     cx.poisoned.add('catalog'); // the header checks would only repeat this problem
   }
   for (const extra of catalogs.slice(1)) {
     cx.mark('/#dup-catalog', extra, ['catalog']);
-    cx.fail('/#dup-catalog', 'duplicate_name', `\`catalog\` is declared again (first in ${catalogs[0]!.file})`, 'keep the catalog metadata in one file');
+    cx.fail(
+      '/#dup-catalog',
+      'duplicate_name',
+      `\`catalog\` is declared again (first in ${catalogs[0]!.file})`,
+      'keep the catalog metadata in one file',
+    );
   }
   if (catalogs[0]) normalizeCatalog(cx, cgs, catalogs[0]);
   cx.mark('', files[0]!, []);
@@ -72,7 +89,15 @@ export function normalize(files: SourceData[], poisoned = new Set<string>()): No
     if (!cgs.capabilities.some((c) => c.name === name) && !isPoisoned(cx.poisoned, 'capabilities', name)) {
       const at = `/#mapping/${name}`;
       cx.mark(at, m.src, ['mappings', name]);
-      cx.fail(at, 'orphan_mapping', `mapping \`${name}\` names no capability`, suggestHint(name, cgs.capabilities.map((c) => c.name)));
+      cx.fail(
+        at,
+        'orphan_mapping',
+        `mapping \`${name}\` names no capability`,
+        suggestHint(
+          name,
+          cgs.capabilities.map((c) => c.name),
+        ),
+      );
     }
   }
   return { cgs, origins: cx.origins, errors: cx.errors, poisoned: cx.poisoned };

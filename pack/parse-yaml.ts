@@ -13,7 +13,18 @@
  * Duplicate keys are checked here with one `Set` per map: `yaml`'s own check (`uniqueKeys`) scans
  * the map for every key, which is quadratic in the keys of one map.
  */
-import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, type Alias, type Document, type Node } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isNode,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Alias,
+  type Document,
+  type Node,
+} from 'yaml';
 import type { Span, SvcError } from '../common/errors.js';
 import { svcError } from '../common/errors.js';
 
@@ -47,16 +58,34 @@ export function parseYaml(text: string, file: string): ParsedYaml {
   const version = doc.directives?.yaml.explicit ? doc.directives.yaml.version : '1.2';
   if (version !== '1.2') {
     const at = Math.max(0, text.search(/^%YAML/m));
-    errors.push(svcError('yaml_syntax', `the file declares YAML ${version}`, { span: span(at), hint: 'catalog files are YAML 1.2 (core schema): remove the `%YAML` line, and write yes/no as true/false' }));
+    errors.push(
+      svcError('yaml_syntax', `the file declares YAML ${version}`, {
+        span: span(at),
+        hint: 'catalog files are YAML 1.2 (core schema): remove the `%YAML` line, and write yes/no as true/false',
+      }),
+    );
   }
   for (const e of doc.errors) {
-    errors.push(svcError('yaml_syntax', firstLine(e.message), { span: span(e.pos[0]), hint: 'fix the YAML syntax at this position' }));
+    errors.push(
+      svcError('yaml_syntax', firstLine(e.message), {
+        span: span(e.pos[0]),
+        hint: 'fix the YAML syntax at this position',
+      }),
+    );
   }
   for (const w of doc.warnings) {
     const tag = w.code === 'TAG_RESOLVE_FAILED' ? /^!\S*/.exec(text.slice(w.pos[0]))?.[0] : undefined;
-    errors.push(tag
-      ? svcError('yaml_syntax', `tag \`${tag}\` is not part of the YAML 1.2 core schema`, { span: span(w.pos[0]), hint: 'remove the tag: catalog values are strings, numbers, true/false, null, lists and maps' })
-      : svcError('yaml_syntax', firstLine(w.message), { span: span(w.pos[0]), hint: 'fix the YAML at this position' }));
+    errors.push(
+      tag
+        ? svcError('yaml_syntax', `tag \`${tag}\` is not part of the YAML 1.2 core schema`, {
+            span: span(w.pos[0]),
+            hint: 'remove the tag: catalog values are strings, numbers, true/false, null, lists and maps',
+          })
+        : svcError('yaml_syntax', firstLine(w.message), {
+            span: span(w.pos[0]),
+            hint: 'fix the YAML at this position',
+          }),
+    );
   }
   const walk = new Walk(lines, span);
   const data = doc.contents ? walk.value(doc.contents) : null;
@@ -101,7 +130,10 @@ class Walk {
   /** Of those, the nodes aliases added. */
   private added = 0;
 
-  constructor(private readonly lines: LineCounter, private readonly span: (offset: number) => Span) {}
+  constructor(
+    private readonly lines: LineCounter,
+    private readonly span: (offset: number) => Span,
+  ) {}
 
   value(node: Node): unknown {
     if (isAlias(node)) return this.alias(node);
@@ -118,7 +150,8 @@ class Walk {
       for (const { key, value } of node.items) {
         const name = this.key(isNode(key) ? key : null, seen);
         const v = isNode(value) ? this.value(value) : null;
-        if (name === '__proto__') Object.defineProperty(obj, name, { value: v, writable: true, enumerable: true, configurable: true });
+        if (name === '__proto__')
+          Object.defineProperty(obj, name, { value: v, writable: true, enumerable: true, configurable: true });
         else if (name !== undefined) obj[name] = v;
       }
       data = obj;
@@ -139,18 +172,30 @@ class Walk {
     const target = this.anchors.get(node.source);
     this.count++;
     if (!target) {
-      this.fail(at, `alias \`*${node.source}\` names no anchor above it`, `mark a value with \`&${node.source}\` before this alias`);
+      this.fail(
+        at,
+        `alias \`*${node.source}\` names no anchor above it`,
+        `mark a value with \`&${node.source}\` before this alias`,
+      );
       return null;
     }
     if (target.size === undefined) {
-      this.fail(at, `alias \`*${node.source}\` is inside the value its anchor marks`, 'a value cannot contain itself: write the nested part out');
+      this.fail(
+        at,
+        `alias \`*${node.source}\` is inside the value its anchor marks`,
+        'a value cannot contain itself: write the nested part out',
+      );
       return null;
     }
     const before = this.added;
     this.count += target.size - 1;
     this.added += target.size;
     if (before <= MAX_ALIAS_NODES && this.added > MAX_ALIAS_NODES) {
-      this.fail(at, `YAML aliases expand this file by more than ${MAX_ALIAS_NODES} nodes`, 'write the repeated parts out or use fewer *aliases: aliases are for a few shared pieces, and nested ones multiply');
+      this.fail(
+        at,
+        `YAML aliases expand this file by more than ${MAX_ALIAS_NODES} nodes`,
+        'write the repeated parts out or use fewer *aliases: aliases are for a few shared pieces, and nested ones multiply',
+      );
     }
     return target.data;
   }
@@ -167,7 +212,11 @@ class Walk {
     if (this.errors.length > errorsBefore) return undefined;
     const node = isAlias(key) ? this.anchors.get(key.source)?.node : key;
     if (!isScalar(node)) {
-      this.fail(offset, 'a map key is a list or a map', 'write a plain key (a name or a string): the JSON a catalog becomes has string keys only');
+      this.fail(
+        offset,
+        'a map key is a list or a map',
+        'write a plain key (a name or a string): the JSON a catalog becomes has string keys only',
+      );
       return undefined;
     }
     const name = node.value === null ? '' : String(node.value);
@@ -177,7 +226,13 @@ class Walk {
       return name;
     }
     const shown = typeof node.source === 'string' ? node.source : String(node.value);
-    this.errors.push(svcError('duplicate_name', `key \`${shown}\` is declared twice in one map (first on line ${this.lines.linePos(first).line})`, { span: this.span(offset), hint: 'keep one of the two declarations' }));
+    this.errors.push(
+      svcError(
+        'duplicate_name',
+        `key \`${shown}\` is declared twice in one map (first on line ${this.lines.linePos(first).line})`,
+        { span: this.span(offset), hint: 'keep one of the two declarations' },
+      ),
+    );
     return undefined;
   }
 

@@ -20,10 +20,18 @@ export function schemaProblems(errors: ErrorObject[]): SchemaProblem[] {
   const anyOfs = errors.filter((e) => e.keyword === 'anyOf');
   const dropped = new Set<ErrorObject>();
   for (const a of anyOfs) {
-    const inside = errors.filter((e) => e !== a && e.schemaPath.startsWith(a.schemaPath + '/') && (e.instancePath === a.instancePath || e.instancePath.startsWith(a.instancePath + '/')));
+    const inside = errors.filter(
+      (e) =>
+        e !== a &&
+        e.schemaPath.startsWith(a.schemaPath + '/') &&
+        (e.instancePath === a.instancePath || e.instancePath.startsWith(a.instancePath + '/')),
+    );
     const meaningful = inside.filter((e) => e.instancePath !== a.instancePath || !TRIVIAL.has(e.keyword));
     // A string that misses an enum branch (a misspelt type name) is best told as that enum error.
-    const enumMiss = typeof a.data === 'string' ? inside.find((e) => e.keyword === 'enum' && e.instancePath === a.instancePath) : undefined;
+    const enumMiss =
+      typeof a.data === 'string'
+        ? inside.find((e) => e.keyword === 'enum' && e.instancePath === a.instancePath)
+        : undefined;
     if (meaningful.length > 0 || enumMiss) {
       dropped.add(a);
       for (const e of inside) if (!meaningful.includes(e) && e !== enumMiss) dropped.add(e);
@@ -67,30 +75,70 @@ function describe(e: ErrorObject): SchemaProblem {
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
       const known = Object.keys(parent?.properties ?? {});
-      return { path: [...path, extra], atKey: true, message: `unknown key \`${extra}\``, hint: suggestHint(extra, known) };
+      return {
+        path: [...path, extra],
+        atKey: true,
+        message: `unknown key \`${extra}\``,
+        hint: suggestHint(extra, known),
+      };
     }
     case 'required': {
       const missing = String(params.missingProperty);
-      return { path, atKey: path.length > 0, message: `missing required key \`${missing}\``, hint: `add \`${missing}:\` here` };
+      return {
+        path,
+        atKey: path.length > 0,
+        message: `missing required key \`${missing}\``,
+        hint: `add \`${missing}:\` here`,
+      };
     }
     case 'propertyNames': {
       const bad = String(params.propertyName);
-      return { path: [...path, bad], atKey: true, message: `\`${bad}\` is not a valid name`, hint: 'names start with a letter or `_` and hold only letters, digits and `_`' };
+      return {
+        path: [...path, bad],
+        atKey: true,
+        message: `\`${bad}\` is not a valid name`,
+        hint: 'names start with a letter or `_` and hold only letters, digits and `_`',
+      };
     }
     case 'type':
-      return { path, atKey: false, message: `expected ${String(params.type).replace(/,/g, ' or ')}, found ${show(e.data)}`, hint: `write ${withArticle(String(params.type).replace(/,/g, ' or '))} here${parent?.description ? ` (${parent.description})` : ''}` };
+      return {
+        path,
+        atKey: false,
+        message: `expected ${String(params.type).replace(/,/g, ' or ')}, found ${show(e.data)}`,
+        hint: `write ${withArticle(String(params.type).replace(/,/g, ' or '))} here${parent?.description ? ` (${parent.description})` : ''}`,
+      };
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map((v) => String(v));
-      return { path, atKey: false, message: `${show(e.data)} is not allowed here`, hint: suggestHint(String(e.data), allowed) };
+      return {
+        path,
+        atKey: false,
+        message: `${show(e.data)} is not allowed here`,
+        hint: suggestHint(String(e.data), allowed),
+      };
     }
     case 'anyOf':
-      return { path, atKey: false, message: `${show(e.data)} has the wrong form`, hint: parent?.description ?? 'see docs/authoring.md' };
+      return {
+        path,
+        atKey: false,
+        message: `${show(e.data)} has the wrong form`,
+        hint: parent?.description ?? 'see docs/authoring.md',
+      };
     case 'pattern':
-      return { path, atKey: false, message: `${show(e.data)} does not match the pattern ${String(params.pattern)}`, hint: describePattern(String(params.pattern)) };
+      return {
+        path,
+        atKey: false,
+        message: `${show(e.data)} does not match the pattern ${String(params.pattern)}`,
+        hint: describePattern(String(params.pattern)),
+      };
     case 'uniqueItems':
       return { path, atKey: false, message: 'a list repeats an item', hint: 'remove the repeated item' };
     default:
-      return { path, atKey: false, message: e.message ?? `breaks the \`${e.keyword}\` rule`, hint: parent?.description };
+      return {
+        path,
+        atKey: false,
+        message: e.message ?? `breaks the \`${e.keyword}\` rule`,
+        hint: parent?.description,
+      };
   }
 }
 

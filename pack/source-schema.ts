@@ -21,7 +21,10 @@ const OneOf = <const T extends readonly (string | number)[]>(values: T, descript
 const Name = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
 const NameOf = (description: string) => Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description });
 const Description = Type.String({ description: 'Plain text; becomes teaching text.' });
-const EnvName = Type.String({ pattern: '^[A-Z_][A-Z0-9_]*$', description: 'Name of an environment variable holding a secret.' });
+const EnvName = Type.String({
+  pattern: '^[A-Z_][A-Z0-9_]*$',
+  description: 'Name of an environment variable holding a secret.',
+});
 const ScalarName = OneOf(SCALAR_TYPES, 'A scalar type name as a shorthand for {type: <name>}.');
 
 /** An object keyed by names (entities, fields, parameters, ...). */
@@ -34,7 +37,11 @@ const NameList = Type.Array(Name, { uniqueItems: true });
 const typeSpecKeys = <T extends TSchema>(self: T) => ({
   type: OneOf(TYPE_NAMES),
   description: Type.Optional(Description),
-  values: Type.Optional(Type.Array(Type.Unsafe<string | number>({ type: ['string', 'number'] }), { description: 'Allowed values of an enum.' })),
+  values: Type.Optional(
+    Type.Array(Type.Unsafe<string | number>({ type: ['string', 'number'] }), {
+      description: 'Allowed values of an enum.',
+    }),
+  ),
   entity: Type.Optional(NameOf('Entity named by a ref.')),
   items: Type.Optional(CloneType(self, { description: 'Element type of an array.' })),
   fields: Type.Optional(NameMap(self, 'Fields of an object.')),
@@ -42,128 +49,195 @@ const typeSpecKeys = <T extends TSchema>(self: T) => ({
 
 /** A type: a scalar type name, or an object with `type` (recursive through `items` and `fields`). */
 const TypeOrShorthand = Type.Recursive(
-  (self) => Type.Union([ScalarName, Type.Object(typeSpecKeys(self), { additionalProperties: false })], {
-    description: 'A type: a scalar type name (string, integer, number, boolean, date, datetime) or an object with `type`.',
-  }),
+  (self) =>
+    Type.Union([ScalarName, Type.Object(typeSpecKeys(self), { additionalProperties: false })], {
+      description:
+        'A type: a scalar type name (string, integer, number, boolean, date, datetime) or an object with `type`.',
+    }),
   { $id: TYPE_REF },
 );
 /** Where a type is used outside its own definition: a reference to `definitions.typeOrShorthand`. */
 const TypeRef = Type.Unsafe<Static<typeof TypeOrShorthand>>(Type.Ref(TYPE_REF));
 const Fields = NameMap(TypeRef);
 
-const Param = Type.Union([
-  Type.Null(),
-  ScalarName,
-  Type.Object({
-    ...typeSpecKeys(TypeRef),
-    type: Type.Optional(OneOf(TYPE_NAMES)),
-    field: Type.Optional(NameOf('Entity field whose type and description the parameter takes.')),
-    required: Type.Optional(Type.Boolean()),
-    default: Type.Optional(Type.Unknown()),
-  }, { additionalProperties: false }),
-], { description: 'A parameter. null, {} or an object without `type` takes the type and description of the entity field of the same name (or the one named by `field`).' });
+const Param = Type.Union(
+  [
+    Type.Null(),
+    ScalarName,
+    Type.Object(
+      {
+        ...typeSpecKeys(TypeRef),
+        type: Type.Optional(OneOf(TYPE_NAMES)),
+        field: Type.Optional(NameOf('Entity field whose type and description the parameter takes.')),
+        required: Type.Optional(Type.Boolean()),
+        default: Type.Optional(Type.Unknown()),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      'A parameter. null, {} or an object without `type` takes the type and description of the entity field of the same name (or the one named by `field`).',
+  },
+);
 
-const Template = Type.String({ description: '"{param}" takes a parameter; other text is a constant; {{ and }} are literal braces.' });
+const Template = Type.String({
+  description: '"{param}" takes a parameter; other text is a constant; {{ and }} are literal braces.',
+});
 const TemplateMap = Type.Union([Type.Record(Type.String(), Template), NameList], {
   description: 'Wire name -> template. A list of parameter names is shorthand for {name: "{name}"}.',
 });
 
-const Pagination = Type.Object({
-  style: OneOf(PAGINATION_STYLES, 'page counter, offset/limit, cursor from the body, or Link rel="next" header.'),
-  page_size: Type.Optional(Type.Integer({ minimum: 1 })),
-  max_page_size: Type.Optional(Type.Integer({ minimum: 1 })),
-  size_param: Type.Optional(Type.String({ minLength: 1 })),
-  page_param: Type.Optional(Type.String({ minLength: 1 })),
-  first_page: Type.Optional(Type.Integer({ minimum: 0 })),
-  offset_param: Type.Optional(Type.String({ minLength: 1 })),
-  cursor_param: Type.Optional(Type.String({ minLength: 1 })),
-  next_cursor: Type.Optional(Type.String({ description: 'Dot path of the next cursor in the response body.' })),
-}, { additionalProperties: false });
+const Pagination = Type.Object(
+  {
+    style: OneOf(PAGINATION_STYLES, 'page counter, offset/limit, cursor from the body, or Link rel="next" header.'),
+    page_size: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_page_size: Type.Optional(Type.Integer({ minimum: 1 })),
+    size_param: Type.Optional(Type.String({ minLength: 1 })),
+    page_param: Type.Optional(Type.String({ minLength: 1 })),
+    first_page: Type.Optional(Type.Integer({ minimum: 0 })),
+    offset_param: Type.Optional(Type.String({ minLength: 1 })),
+    cursor_param: Type.Optional(Type.String({ minLength: 1 })),
+    next_cursor: Type.Optional(Type.String({ description: 'Dot path of the next cursor in the response body.' })),
+  },
+  { additionalProperties: false },
+);
 
-const Response = Type.Object({
-  path: Type.Optional(Type.String({ description: 'Dot path of the rows (or row) in the body; "" is the body itself.' })),
-  total: Type.Optional(Type.Object({
-    header: Type.Optional(Type.String({ minLength: 1 })),
-    path: Type.Optional(Type.String({ minLength: 1 })),
-  }, { minProperties: 1, maxProperties: 1, additionalProperties: false })),
-}, { additionalProperties: false });
+const Response = Type.Object(
+  {
+    path: Type.Optional(
+      Type.String({ description: 'Dot path of the rows (or row) in the body; "" is the body itself.' }),
+    ),
+    total: Type.Optional(
+      Type.Object(
+        {
+          header: Type.Optional(Type.String({ minLength: 1 })),
+          path: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { minProperties: 1, maxProperties: 1, additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-const Mapping = Type.Union([
-  Type.String({ pattern: `^(${HTTP_METHODS.join('|')})\\s+/\\S*$` }),
-  Type.Object({
-    method: OneOf(HTTP_METHODS),
-    path: Type.String({ pattern: '^/' }),
-    query: Type.Optional(TemplateMap),
-    headers: Type.Optional(TemplateMap),
-    body: Type.Optional(Type.Unknown({ description: 'JSON body template; absent = every parameter not used elsewhere (for POST, PUT, PATCH).' })),
-    array_style: Type.Optional(OneOf(['repeat', 'comma'])),
-    pagination: Type.Optional(Pagination),
-    response: Type.Optional(Response),
-  }, { additionalProperties: false }),
-], { description: 'How a capability maps onto HTTP. The string form "METHOD /path/{param}" is shorthand for {method, path}.' });
+const Mapping = Type.Union(
+  [
+    Type.String({ pattern: `^(${HTTP_METHODS.join('|')})\\s+/\\S*$` }),
+    Type.Object(
+      {
+        method: OneOf(HTTP_METHODS),
+        path: Type.String({ pattern: '^/' }),
+        query: Type.Optional(TemplateMap),
+        headers: Type.Optional(TemplateMap),
+        body: Type.Optional(
+          Type.Unknown({
+            description: 'JSON body template; absent = every parameter not used elsewhere (for POST, PUT, PATCH).',
+          }),
+        ),
+        array_style: Type.Optional(OneOf(['repeat', 'comma'])),
+        pagination: Type.Optional(Pagination),
+        response: Type.Optional(Response),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      'How a capability maps onto HTTP. The string form "METHOD /path/{param}" is shorthand for {method, path}.',
+  },
+);
 
-const Auth = Type.Object({
-  scheme: OneOf(AUTH_SCHEMES),
-  in: Type.Optional(OneOf(['header', 'query'])),
-  name: Type.Optional(Type.String({ minLength: 1, description: 'Header or query parameter carrying the API key.' })),
-  env: Type.Optional(EnvName),
-  username_env: Type.Optional(EnvName),
-  password_env: Type.Optional(EnvName),
-  token_url: Type.Optional(Type.String({ minLength: 1 })),
-  client_id_env: Type.Optional(EnvName),
-  client_secret_env: Type.Optional(EnvName),
-  scopes: Type.Optional(Type.Array(Type.String())),
-}, { additionalProperties: false });
+const Auth = Type.Object(
+  {
+    scheme: OneOf(AUTH_SCHEMES),
+    in: Type.Optional(OneOf(['header', 'query'])),
+    name: Type.Optional(Type.String({ minLength: 1, description: 'Header or query parameter carrying the API key.' })),
+    env: Type.Optional(EnvName),
+    username_env: Type.Optional(EnvName),
+    password_env: Type.Optional(EnvName),
+    token_url: Type.Optional(Type.String({ minLength: 1 })),
+    client_id_env: Type.Optional(EnvName),
+    client_secret_env: Type.Optional(EnvName),
+    scopes: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
 
-const Catalog = Type.Object({
-  entry_id: Type.String({ description: 'Safe identifier: lower-case letter, then lower-case letters, digits, _ or -.' }),
-  // Any value: a bad one is told as `bad_version` by the semantic checks, with the fix.
-  version: Type.Unknown({ description: 'Positive integer; the highest version of an entry_id is loaded.' }),
-  label: Type.String({ minLength: 1 }),
-  tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { uniqueItems: true })),
-  description: Description,
-  backend: Type.Object({ url: Type.String({ pattern: '^https?://' }) }, { additionalProperties: false }),
-  auth: Type.Optional(Auth),
-}, { additionalProperties: false });
+const Catalog = Type.Object(
+  {
+    entry_id: Type.String({
+      description: 'Safe identifier: lower-case letter, then lower-case letters, digits, _ or -.',
+    }),
+    // Any value: a bad one is told as `bad_version` by the semantic checks, with the fix.
+    version: Type.Unknown({ description: 'Positive integer; the highest version of an entry_id is loaded.' }),
+    label: Type.String({ minLength: 1 }),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { uniqueItems: true })),
+    description: Description,
+    backend: Type.Object({ url: Type.String({ pattern: '^https?://' }) }, { additionalProperties: false }),
+    auth: Type.Optional(Auth),
+  },
+  { additionalProperties: false },
+);
 
-const Relation = Type.Object({
-  description: Type.Optional(Description),
-  target: Name,
-  cardinality: OneOf(['one', 'many']),
-  capability: Name,
-  bind: Type.Record(Type.String(), Name, { propertyNames: Name, description: 'Target capability parameter -> source field.' }),
-}, { additionalProperties: false });
+const Relation = Type.Object(
+  {
+    description: Type.Optional(Description),
+    target: Name,
+    cardinality: OneOf(['one', 'many']),
+    capability: Name,
+    bind: Type.Record(Type.String(), Name, {
+      propertyNames: Name,
+      description: 'Target capability parameter -> source field.',
+    }),
+  },
+  { additionalProperties: false },
+);
 
-const Entity = Type.Object({
-  description: Type.Optional(Description),
-  id: Type.Optional(NameOf('The id field; default `id`.')),
-  fields: Fields,
-  relations: Type.Optional(NameMap(Relation)),
-}, { additionalProperties: false });
+const Entity = Type.Object(
+  {
+    description: Type.Optional(Description),
+    id: Type.Optional(NameOf('The id field; default `id`.')),
+    fields: Fields,
+    relations: Type.Optional(NameMap(Relation)),
+  },
+  { additionalProperties: false },
+);
 
-const Capability = Type.Object({
-  kind: OneOf(CAPABILITY_KINDS),
-  entity: Name,
-  description: Type.Optional(Description),
-  id_param: Type.Optional(Name),
-  returns: Type.Optional(OneOf(['rows', 'row', 'none'])),
-  params: Type.Optional(Type.Union([NameMap(Param), NameList], { description: 'Parameters: a map of name -> type, or a list of entity field names.' })),
-}, { additionalProperties: false });
+const Capability = Type.Object(
+  {
+    kind: OneOf(CAPABILITY_KINDS),
+    entity: Name,
+    description: Type.Optional(Description),
+    id_param: Type.Optional(Name),
+    returns: Type.Optional(OneOf(['rows', 'row', 'none'])),
+    params: Type.Optional(
+      Type.Union([NameMap(Param), NameList], {
+        description: 'Parameters: a map of name -> type, or a list of entity field names.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** One YAML file of a catalog source directory. */
-export const CatalogSourceFileSchema = Type.Object({
-  catalog: Type.Optional(Catalog),
-  entities: Type.Optional(NameMap(Entity)),
-  capabilities: Type.Optional(NameMap(Capability)),
-  mappings: Type.Optional(NameMap(Mapping)),
-}, {
-  $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: SOURCE_SCHEMA_ID,
-  title: 'svc catalog source file',
-  description: 'One YAML file of an svc catalog source directory. Sections may be split across files; `catalog` must appear in exactly one.',
-  additionalProperties: false,
-  definitions: { typeOrShorthand: withoutId(TypeOrShorthand) },
-});
+export const CatalogSourceFileSchema = Type.Object(
+  {
+    catalog: Type.Optional(Catalog),
+    entities: Type.Optional(NameMap(Entity)),
+    capabilities: Type.Optional(NameMap(Capability)),
+    mappings: Type.Optional(NameMap(Mapping)),
+  },
+  {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: SOURCE_SCHEMA_ID,
+    title: 'svc catalog source file',
+    description:
+      'One YAML file of an svc catalog source directory. Sections may be split across files; `catalog` must appear in exactly one.',
+    additionalProperties: false,
+    definitions: { typeOrShorthand: withoutId(TypeOrShorthand) },
+  },
+);
 
 /** The definition a `$ref` points at carries no `$id` of its own (its place in `definitions` names it). */
 function withoutId<T extends { $id?: string }>(schema: T): Omit<T, '$id'> {

@@ -36,7 +36,14 @@ export function parseSource(src: SourceText): { source?: SourceFile; errors: Svc
   if (errors.length) return { errors };
   if (data === null || data === undefined) return { source: { file: src.file, doc, lines, data: {} }, errors };
   if (!isRecord(data)) {
-    return { errors: [svcError('schema_violation', 'a catalog source file must be a map of sections', { span: { file: src.file, line: 1, col: 1 }, hint: 'start the file with `catalog:`, `entities:`, `capabilities:` or `mappings:`' })] };
+    return {
+      errors: [
+        svcError('schema_violation', 'a catalog source file must be a map of sections', {
+          span: { file: src.file, line: 1, col: 1 },
+          hint: 'start the file with `catalog:`, `entities:`, `capabilities:` or `mappings:`',
+        }),
+      ],
+    };
   }
   return { source: { file: src.file, doc, lines, data }, errors };
 }
@@ -49,7 +56,12 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export function schemaDiagnostics(src: SourceFile): { errors: SvcError[]; paths: KeyPath[] } {
   const problems = schemaProblems(validateSourceFile(src.data));
   return {
-    errors: problems.map((p) => svcError('schema_violation', p.message, { span: locate(src, p.path, p.atKey), hint: p.hint ?? 'see schemas/catalog-source.schema.json for the allowed form' })),
+    errors: problems.map((p) =>
+      svcError('schema_violation', p.message, {
+        span: locate(src, p.path, p.atKey),
+        hint: p.hint ?? 'see schemas/catalog-source.schema.json for the allowed form',
+      }),
+    ),
     paths: problems.map((p) => p.path),
   };
 }
@@ -64,7 +76,9 @@ export function locate(src: SourceFile, path: KeyPath, atKey = false): Span {
   let best: Node | undefined = isNode(node) ? node : undefined;
   for (const seg of path) {
     keyNode = undefined;
-    const child = isMap(node) ? node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg)) : undefined;
+    const child = isMap(node)
+      ? node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg))
+      : undefined;
     if (child) {
       keyNode = isNode(child.key) ? child.key : undefined;
       node = child.value;

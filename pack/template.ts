@@ -34,15 +34,27 @@ function parseUncached(t: string): ParsedTemplate {
   let i = 0;
   while (i < t.length) {
     const c = t[i]!;
-    if (c === '{' && t[i + 1] === '{') { text += '{'; i += 2; continue; }
-    if (c === '}' && t[i + 1] === '}') { text += '}'; i += 2; continue; }
+    if (c === '{' && t[i + 1] === '{') {
+      text += '{';
+      i += 2;
+      continue;
+    }
+    if (c === '}' && t[i + 1] === '}') {
+      text += '}';
+      i += 2;
+      continue;
+    }
     if (c === '}') return { parts, params, error: `unmatched \`}\` at offset ${i} (write \`}}\` for a literal brace)` };
     if (c === '{') {
       const end = t.indexOf('}', i + 1);
       if (end < 0) return { parts, params, error: `unclosed \`{\` at offset ${i}` };
       const name = t.slice(i + 1, end).trim();
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return { parts, params, error: `\`{${name}}\` is not a parameter reference` };
-      if (text) { parts.push({ text }); text = ''; }
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+        return { parts, params, error: `\`{${name}}\` is not a parameter reference` };
+      if (text) {
+        parts.push({ text });
+        text = '';
+      }
       parts.push({ param: name });
       if (!params.includes(name)) params.push(name);
       i = end + 1;

@@ -15,7 +15,8 @@ const SCHEME_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^\s/\\?#]*@/gi;
  */
 export function displayUrl(url: string): string {
   const u = parse(url);
-  if (u && (u.protocol === 'http:' || u.protocol === 'https:')) return u.origin + (u.pathname === '/' ? '' : u.pathname);
+  if (u && (u.protocol === 'http:' || u.protocol === 'https:'))
+    return u.origin + (u.pathname === '/' ? '' : u.pathname);
   return url.replace(SCHEME_USERINFO, '$1').replace(/[?#].*$/s, '');
 }
 
@@ -35,7 +36,9 @@ export function withoutUserinfo(url: string): string {
   if (u.username === '' && u.password === '') return url;
   u.username = '';
   u.password = '';
-  return u.pathname === '/' && !u.search && !u.hash && !/^[^?#]*:\/\/[^/?#]*\/(?:[?#]|$)/.test(url) ? u.href.replace(/\/$/, '') : u.href;
+  return u.pathname === '/' && !u.search && !u.hash && !/^[^?#]*:\/\/[^/?#]*\/(?:[?#]|$)/.test(url)
+    ? u.href.replace(/\/$/, '')
+    : u.href;
 }
 
 function parse(url: string): URL | undefined {

@@ -28,7 +28,11 @@ export async function writeArtifacts(cgs: Cgs, cgsHash: string, outDir: string):
     const existing = await readFile(path, 'utf8').catch(() => undefined);
     if (existing === content) continue;
     if (existing !== undefined) {
-      throw new SvcFailure([svcError('artifact_conflict', `\`${path}\` already exists with different content`, { hint: 'never overwrite a published artifact: remove the stale file by hand if it is corrupt, or raise the catalog version' })]);
+      throw new SvcFailure([
+        svcError('artifact_conflict', `\`${path}\` already exists with different content`, {
+          hint: 'never overwrite a published artifact: remove the stale file by hand if it is corrupt, or raise the catalog version',
+        }),
+      ]);
     }
     const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
     await writeFile(tmp, content, { flag: 'wx' });

@@ -13,10 +13,15 @@ export type Env = Record<string, string | undefined>;
 /** The environment variable names an auth scheme needs. */
 export function secretNames(auth: OutboundAuth): string[] {
   switch (auth.scheme) {
-    case 'none': return [];
-    case 'api_key': case 'bearer': return [auth.env];
-    case 'basic': return [auth.username_env, auth.password_env];
-    case 'oauth2_client_credentials': return [auth.client_id_env, auth.client_secret_env];
+    case 'none':
+      return [];
+    case 'api_key':
+    case 'bearer':
+      return [auth.env];
+    case 'basic':
+      return [auth.username_env, auth.password_env];
+    case 'oauth2_client_credentials':
+      return [auth.client_id_env, auth.client_secret_env];
   }
 }
 
@@ -24,23 +29,35 @@ export function secretNames(auth: OutboundAuth): string[] {
 export function checkSecrets(entryId: string, auth: OutboundAuth, env: Env): SvcError | undefined {
   const missing = secretNames(auth).filter((n) => !env[n]);
   if (missing.length === 0) return undefined;
-  return svcError('missing_secret', `catalog \`${entryId}\` needs ${missing.map((n) => `\`${n}\``).join(' and ')} in the server's environment`, {
-    hint: `set ${missing.join(', ')} before starting svc (the ${auth.scheme} credentials of the vendor); nothing was sent`,
-  });
+  return svcError(
+    'missing_secret',
+    `catalog \`${entryId}\` needs ${missing.map((n) => `\`${n}\``).join(' and ')} in the server's environment`,
+    {
+      hint: `set ${missing.join(', ')} before starting svc (the ${auth.scheme} credentials of the vendor); nothing was sent`,
+    },
+  );
 }
 
-interface Token { value: string; expiresAt: number }
+interface Token {
+  value: string;
+  expiresAt: number;
+}
 
 export class AuthResolver {
   private readonly tokens = new Map<string, Token>();
   private readonly inflight = new Map<string, Promise<Token>>();
 
-  constructor(private readonly env: Env, private readonly http: HttpClient, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly env: Env,
+    private readonly http: HttpClient,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Add the credentials of `auth` to `req` (headers or query). */
   async apply(entryId: string, auth: OutboundAuth, req: HttpRequest, signal?: AbortSignal): Promise<void> {
     switch (auth.scheme) {
-      case 'none': return;
+      case 'none':
+        return;
       case 'api_key': {
         const key = this.env[auth.env] ?? '';
         if (auth.in === 'header') req.headers[auth.name.toLowerCase()] = key;
@@ -76,14 +93,23 @@ export class AuthResolver {
 
   /** Every secret value the auth of an entry uses now (for redaction of vendor messages). */
   secretValues(entryId: string, auth: OutboundAuth): string[] {
-    const out = secretNames(auth).map((n) => this.env[n] ?? '').filter(Boolean);
-    if (auth.scheme === 'basic') out.push(Buffer.from(`${this.env[auth.username_env] ?? ''}:${this.env[auth.password_env] ?? ''}`).toString('base64'));
+    const out = secretNames(auth)
+      .map((n) => this.env[n] ?? '')
+      .filter(Boolean);
+    if (auth.scheme === 'basic')
+      out.push(
+        Buffer.from(`${this.env[auth.username_env] ?? ''}:${this.env[auth.password_env] ?? ''}`).toString('base64'),
+      );
     const token = this.tokens.get(entryId)?.value;
     if (token) out.push(token);
     return out;
   }
 
-  private async token(entryId: string, auth: Extract<OutboundAuth, { scheme: 'oauth2_client_credentials' }>, signal?: AbortSignal): Promise<Token> {
+  private async token(
+    entryId: string,
+    auth: Extract<OutboundAuth, { scheme: 'oauth2_client_credentials' }>,
+    signal?: AbortSignal,
+  ): Promise<Token> {
     const cached = this.tokens.get(entryId);
     if (cached && cached.expiresAt > this.now()) return cached;
     let p = this.inflight.get(entryId);
@@ -96,7 +122,10 @@ export class AuthResolver {
     return t;
   }
 
-  private async fetchToken(auth: Extract<OutboundAuth, { scheme: 'oauth2_client_credentials' }>, signal?: AbortSignal): Promise<Token> {
+  private async fetchToken(
+    auth: Extract<OutboundAuth, { scheme: 'oauth2_client_credentials' }>,
+    signal?: AbortSignal,
+  ): Promise<Token> {
     const id = this.env[auth.client_id_env] ?? '';
     const secret = this.env[auth.client_secret_env] ?? '';
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
@@ -105,13 +134,21 @@ export class AuthResolver {
       {
         method: 'POST',
         url: auth.token_url,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+        },
         body: form.toString(),
       },
       { maxBodyBytes: 64 * 1024, ...(signal ? { signal } : {}) },
     );
     let body: { access_token?: unknown; expires_in?: unknown } = {};
-    try { body = JSON.parse(res.body.toString('utf8')) as typeof body; } catch { /* reported below */ }
+    try {
+      body = JSON.parse(res.body.toString('utf8')) as typeof body;
+    } catch {
+      /* reported below */
+    }
     if (res.status !== 200 || typeof body.access_token !== 'string') {
       throw new TokenError(res.status);
     }

@@ -23,14 +23,18 @@ export interface CallContext {
 /** The hint of a waited run's `deadline_exceeded`. */
 export const DEADLINE_HINT = 'narrow the program, or run it in the background';
 /** The hint of a background run's `deadline_exceeded`: it is in the background already. */
-export const BACKGROUND_DEADLINE_HINT = 'narrow the program (filters, a smaller limit=, fewer statements), or split it into several runs';
+export const BACKGROUND_DEADLINE_HINT =
+  'narrow the program (filters, a smaller limit=, fewer statements), or split it into several runs';
 
 /**
  * Why a run's signal was aborted: the caller cancelled, or the overall deadline passed (`hint`
  * says what to do about it, which depends on how the run was started).
  */
 export class RunAbort extends Error {
-  constructor(readonly code: 'cancelled' | 'deadline_exceeded', readonly hint = DEADLINE_HINT) {
+  constructor(
+    readonly code: 'cancelled' | 'deadline_exceeded',
+    readonly hint = DEADLINE_HINT,
+  ) {
     super(code);
   }
 }
@@ -39,7 +43,14 @@ export class RunAbort extends Error {
 export type CallResult = { ok: true; res: HttpResponse; sent: number } | { ok: false; error: SvcError; sent: number };
 
 /** Send `req` (built from `cap`) to the vendor of `entry`. `idempotent` enables retries. */
-export async function callVendor(ctx: CallContext, entry: RegistryEntry, cap: Capability, req: HttpRequest, idempotent: boolean, signal: AbortSignal): Promise<CallResult> {
+export async function callVendor(
+  ctx: CallContext,
+  entry: RegistryEntry,
+  cap: Capability,
+  req: HttpRequest,
+  idempotent: boolean,
+  signal: AbortSignal,
+): Promise<CallResult> {
   const what = `${cap.http.method} ${cap.http.path}`;
   let attempts = 0;
   let sent = 0;
@@ -60,11 +71,31 @@ export async function callVendor(ctx: CallContext, entry: RegistryEntry, cap: Ca
       res = await ctx.http.request(outgoing, { signal: both, maxBodyBytes: ctx.maxBodyBytes });
     } catch (e) {
       if (signal.aborted) return { ok: false, sent, error: abortError(signal, what) };
-      if (attempt.timedOut()) failure = fail('vendor_timeout', `${what} got no answer within ${ctx.requestTimeoutMs} ms`, 'the vendor is slow; narrow the request (filters, limit) or try again later');
-      else if (e instanceof BodyTooLarge) return fail('vendor_body_too_large', `${what} answered with more than ${e.limit} bytes`, 'narrow the request with filters or a smaller limit');
-      else if (e instanceof TokenError) return fail('vendor_auth_failed', `the OAuth2 token endpoint of \`${entry.entry_id}\` answered ${e.status}`, `check the client credentials in ${secretNames(entry.cgs.auth).join(', ')}`);
+      if (attempt.timedOut())
+        failure = fail(
+          'vendor_timeout',
+          `${what} got no answer within ${ctx.requestTimeoutMs} ms`,
+          'the vendor is slow; narrow the request (filters, limit) or try again later',
+        );
+      else if (e instanceof BodyTooLarge)
+        return fail(
+          'vendor_body_too_large',
+          `${what} answered with more than ${e.limit} bytes`,
+          'narrow the request with filters or a smaller limit',
+        );
+      else if (e instanceof TokenError)
+        return fail(
+          'vendor_auth_failed',
+          `the OAuth2 token endpoint of \`${entry.entry_id}\` answered ${e.status}`,
+          `check the client credentials in ${secretNames(entry.cgs.auth).join(', ')}`,
+        );
       // Agent-facing: the entry, never its URL (which may carry a credential, and is the operator's business).
-      else failure = fail('vendor_unreachable', `${what} failed: ${connectionProblem(e)}`, `check that the backend of \`${entry.entry_id}\` is up; the operator can point it elsewhere with --backend ${entry.entry_id}=<url>`);
+      else
+        failure = fail(
+          'vendor_unreachable',
+          `${what} failed: ${connectionProblem(e)}`,
+          `check that the backend of \`${entry.entry_id}\` is up; the operator can point it elsewhere with --backend ${entry.entry_id}=<url>`,
+        );
       if (!idempotent || !(isResetError(e) || attempt.timedOut())) return failure;
     } finally {
       attempt.done();
@@ -77,7 +108,11 @@ export async function callVendor(ctx: CallContext, entry: RegistryEntry, cap: Ca
         continue;
       }
       if (res.status < 300) return { ok: true, res, sent };
-      failure = { ok: false, sent, error: vendorError(entry, cap, res, ctx.auth.secretValues(entry.entry_id, entry.cgs.auth)) };
+      failure = {
+        ok: false,
+        sent,
+        error: vendorError(entry, cap, res, ctx.auth.secretValues(entry.entry_id, entry.cgs.auth)),
+      };
       if (!idempotent || !RETRY_STATUSES.has(res.status)) return failure;
     }
     if (attempts > ctx.retry.retries) return failure!;
@@ -100,17 +135,26 @@ export async function callVendor(ctx: CallContext, entry: RegistryEntry, cap: Ca
  * The signal of one attempt: aborted by the run's signal or after `timeoutMs`. One controller and
  * one timer, released by `done()` (cheaper than AbortSignal.timeout + AbortSignal.any per call).
  */
-function attemptSignal(parent: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut(): boolean; done(): void } {
+function attemptSignal(
+  parent: AbortSignal,
+  timeoutMs: number,
+): { signal: AbortSignal; timedOut(): boolean; done(): void } {
   const c = new AbortController();
   let timedOut = false;
   const onParent = () => c.abort(parent.reason);
   if (parent.aborted) onParent();
   else parent.addEventListener('abort', onParent, { once: true });
-  const timer = setTimeout(() => { timedOut = true; c.abort(new DOMException('the vendor request timed out', 'TimeoutError')); }, timeoutMs);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    c.abort(new DOMException('the vendor request timed out', 'TimeoutError'));
+  }, timeoutMs);
   return {
     signal: c.signal,
     timedOut: () => timedOut,
-    done: () => { clearTimeout(timer); parent.removeEventListener('abort', onParent); },
+    done: () => {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onParent);
+    },
   };
 }
 
@@ -179,22 +223,30 @@ export function redact(text: string, secrets: string[]): string {
 function vendorError(entry: RegistryEntry, cap: Capability, res: HttpResponse, secrets: string[]): SvcError {
   const excerpt = vendorMessage(res, secrets);
   const message = `${entry.entry_id} answered ${res.status} to ${cap.name} (${cap.http.method} ${cap.http.path})${excerpt ? `: ${excerpt}` : ''}`;
-  return svcError('vendor_error', message, { hint: vendorHint(entry, cap, res.status, excerpt), cause: String(res.status) });
+  return svcError('vendor_error', message, {
+    hint: vendorHint(entry, cap, res.status, excerpt),
+    cause: String(res.status),
+  });
 }
 
 function vendorHint(entry: RegistryEntry, cap: Capability, status: number, excerpt: string): string {
   if (status === 400 || status === 422) {
     const named = cap.params.find((p) => new RegExp(`\\b${p.name}\\b`).test(excerpt));
-    if (named?.type === 'enum') return `the vendor rejected \`${named.name}\`: allowed values ${named.values.join(', ')}`;
+    if (named?.type === 'enum')
+      return `the vendor rejected \`${named.name}\`: allowed values ${named.values.join(', ')}`;
     if (named) return `the vendor rejected \`${named.name}\`; check its value against the teaching table`;
     return 'the vendor rejected the arguments; check them against the teaching table';
   }
   if (status === 401 || status === 403) {
     const names = secretNames(entry.cgs.auth);
-    return names.length ? `the vendor refused the credentials from ${names.join(', ')}` : 'the vendor wants credentials the catalog does not declare';
+    return names.length
+      ? `the vendor refused the credentials from ${names.join(', ')}`
+      : 'the vendor wants credentials the catalog does not declare';
   }
-  if (status >= 300 && status < 400) return `the vendor redirected (not followed); point the backend of ${entry.entry_id} at the final address`;
-  if (status === 404) return cap.id_param ? `no such row: check the \`${cap.id_param}\` value` : 'the vendor has no such resource';
+  if (status >= 300 && status < 400)
+    return `the vendor redirected (not followed); point the backend of ${entry.entry_id} at the final address`;
+  if (status === 404)
+    return cap.id_param ? `no such row: check the \`${cap.id_param}\` value` : 'the vendor has no such resource';
   if (status === 409) return 'the vendor reports a conflict with its current state; read the row again';
   if (status === 429) return 'the vendor is rate limiting; try again later';
   if (status >= 500) return 'the vendor failed; try again later';

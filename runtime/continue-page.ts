@@ -12,11 +12,20 @@ import { budgetOf, callContext, RUNTIME_DEFAULTS, type ExecuteOptions } from './
 import { fetchRows, type Fetched, type PageState } from './fetch-rows.js';
 
 /** Continue a paginated result: fetch the next page described by `state`. */
-export async function continuePage(state: PageState, registry: Registry, opts: ExecuteOptions = {}): Promise<{ rows: Row[]; total?: number; page?: PageState; error?: SvcError }> {
+export async function continuePage(
+  state: PageState,
+  registry: Registry,
+  opts: ExecuteOptions = {},
+): Promise<{ rows: Row[]; total?: number; page?: PageState; error?: SvcError }> {
   const entry = registry.get(state.api);
   const cap = registry.capability(state.api, state.capability);
   if (!entry || !cap || entry.cgs_hash !== state.cgs_hash) {
-    return { rows: [], error: svcError('catalog_mismatch', `the catalog ${state.api} changed since this page handle was minted`, { hint: 'run the program again' }) };
+    return {
+      rows: [],
+      error: svcError('catalog_mismatch', `the catalog ${state.api} changed since this page handle was minted`, {
+        hint: 'run the program again',
+      }),
+    };
   }
   const entity: Entity = registry.entity(state.api, cap.entity)!;
   const env = opts.env ?? process.env;
@@ -33,22 +42,39 @@ export async function continuePage(state: PageState, registry: Registry, opts: E
   if (state.last) return { rows: [] };
   const ctx = callContext(opts, env);
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new RunAbort('deadline_exceeded')), opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs);
+  const timer = setTimeout(
+    () => controller.abort(new RunAbort('deadline_exceeded')),
+    opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs,
+  );
   const onCancel = () => controller.abort(new RunAbort('cancelled'));
   if (opts.signal?.aborted) onCancel();
   opts.signal?.addEventListener('abort', onCancel, { once: true });
   let f: Fetched;
   try {
     const budget = budgetOf(opts);
-    f = await fetchRows(ctx, entry, entity, cap, state.values, { from: state.cursor, size: state.size, fetchedBefore: state.fetched, signal: controller.signal, ...(budget ? { budget } : {}) });
+    f = await fetchRows(ctx, entry, entity, cap, state.values, {
+      from: state.cursor,
+      size: state.size,
+      fetchedBefore: state.fetched,
+      signal: controller.signal,
+      ...(budget ? { budget } : {}),
+    });
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onCancel);
   }
-  const out: { rows: Row[]; total?: number; page?: PageState; error?: SvcError } = { rows: project(f.rows, state.projection) };
+  const out: { rows: Row[]; total?: number; page?: PageState; error?: SvcError } = {
+    rows: project(f.rows, state.projection),
+  };
   if (f.error) out.error = f.error;
   const total = f.total ?? state.total;
   if (total !== undefined) out.total = total;
-  if (f.next) out.page = { ...state, cursor: f.next, fetched: state.fetched + f.rows.length, ...(total !== undefined ? { total } : {}) };
+  if (f.next)
+    out.page = {
+      ...state,
+      cursor: f.next,
+      fetched: state.fetched + f.rows.length,
+      ...(total !== undefined ? { total } : {}),
+    };
   return out;
 }

@@ -43,10 +43,16 @@ function isJsonType(ct: string | undefined): boolean {
 /** Decode a successful response of `cap`. */
 export function decodeResponse(cap: Capability, headers: Record<string, string>, body: Buffer): Decoded {
   if (cap.returns === 'none' && body.length === 0) return { ok: true, rows: [], body: null };
-  if (body.length === 0) return cap.returns === 'none' ? { ok: true, rows: [], body: null } : { ok: false, problem: 'the vendor answered with an empty body' };
+  if (body.length === 0)
+    return cap.returns === 'none'
+      ? { ok: true, rows: [], body: null }
+      : { ok: false, problem: 'the vendor answered with an empty body' };
   if (!isJsonType(headers['content-type'])) {
     if (cap.returns === 'none') return { ok: true, rows: [], body: null };
-    return { ok: false, problem: `the vendor answered with content type \`${headers['content-type'] ?? 'none'}\`, not JSON` };
+    return {
+      ok: false,
+      problem: `the vendor answered with content type \`${headers['content-type'] ?? 'none'}\`, not JSON`,
+    };
   }
   let parsed: unknown;
   try {
@@ -58,17 +64,30 @@ export function decodeResponse(cap: Capability, headers: Record<string, string>,
   const at = atPath(parsed, cap.http.response.path);
   let rows: unknown[];
   if (cap.returns === 'rows') {
-    if (!Array.isArray(at)) return { ok: false, problem: `expected a list of rows at \`${cap.http.response.path || '(body)'}\`, found ${describe(at)}` };
+    if (!Array.isArray(at))
+      return {
+        ok: false,
+        problem: `expected a list of rows at \`${cap.http.response.path || '(body)'}\`, found ${describe(at)}`,
+      };
     rows = at;
   } else {
-    if (at === null || typeof at !== 'object' || Array.isArray(at)) return { ok: false, problem: `expected one row (an object) at \`${cap.http.response.path || '(body)'}\`, found ${describe(at)}` };
+    if (at === null || typeof at !== 'object' || Array.isArray(at))
+      return {
+        ok: false,
+        problem: `expected one row (an object) at \`${cap.http.response.path || '(body)'}\`, found ${describe(at)}`,
+      };
     rows = [at];
   }
-  const out: Decoded = { ok: true, rows: rows.filter((r): r is Row => r !== null && typeof r === 'object' && !Array.isArray(r)), body: parsed };
+  const out: Decoded = {
+    ok: true,
+    rows: rows.filter((r): r is Row => r !== null && typeof r === 'object' && !Array.isArray(r)),
+    body: parsed,
+  };
   const total = cap.http.response.total;
   if (total) {
     const raw = 'header' in total ? headers[total.header.toLowerCase()] : atPath(parsed, total.path);
-    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : undefined;
+    const n =
+      typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : undefined;
     if (n !== undefined) out.total = n;
   }
   const pg = cap.http.pagination;
@@ -103,10 +122,13 @@ export function coerce(t: TypeSpec, v: JsonValue): JsonValue {
       if (v === 'true' || v === 1 || v === '1') return true;
       if (v === 'false' || v === 0 || v === '0') return false;
       return v;
-    case 'string': case 'date': case 'datetime':
+    case 'string':
+    case 'date':
+    case 'datetime':
       return typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
     case 'enum':
-      if (typeof v === 'string' && t.values.every((x) => typeof x === 'number') && Number.isFinite(Number(v))) return Number(v);
+      if (typeof v === 'string' && t.values.every((x) => typeof x === 'number') && Number.isFinite(Number(v)))
+        return Number(v);
       if (typeof v === 'number' && t.values.every((x) => typeof x === 'string')) return String(v);
       return v;
     case 'array':

@@ -42,7 +42,12 @@ export interface ExecuteOptions {
   random?: () => number;
 }
 
-export const RUNTIME_DEFAULTS = { deadlineMs: 60_000, requestTimeoutMs: 15_000, maxBodyBytes: 10 * 1024 * 1024, concurrency: 8 } as const;
+export const RUNTIME_DEFAULTS = {
+  deadlineMs: 60_000,
+  requestTimeoutMs: 15_000,
+  maxBodyBytes: 10 * 1024 * 1024,
+  concurrency: 8,
+} as const;
 
 /** The call context of a run's vendor calls: the options' parts, or the defaults. */
 export function callContext(opts: ExecuteOptions, env: Env): CallContext {

@@ -28,13 +28,25 @@ export async function executePlan(plan: Plan, registry: Registry, opts: ExecuteO
   const refuse = (e: SvcError): RunResult => ({ status: 'failed', steps: {}, returns: [], errors: [e], elapsed_ms: 0 });
   const writes = plan.steps.filter((s) => s.effect === 'write');
   if (writes.length && !opts.accepted) {
-    return refuse(svcError('write_not_accepted', `the plan changes vendor data (${writes.map((s) => s.capability).join(', ')}) and was not accepted`, { hint: 'dry-run it first and run it with its pcN, or with force' }));
+    return refuse(
+      svcError(
+        'write_not_accepted',
+        `the plan changes vendor data (${writes.map((s) => s.capability).join(', ')}) and was not accepted`,
+        { hint: 'dry-run it first and run it with its pcN, or with force' },
+      ),
+    );
   }
   const entries = new Map<string, RegistryEntry>();
   for (const s of plan.steps) {
     const e = registry.get(s.api);
     if (!e || e.cgs_hash !== s.cgs_hash) {
-      return refuse(svcError('catalog_mismatch', `step ${s.id} was compiled against ${s.api} ${s.cgs_hash.slice(0, 12)}, the server holds ${e ? e.cgs_hash.slice(0, 12) : 'no such catalog'}`, { hint: 'refresh the context (svc context --new) and compile the program again' }));
+      return refuse(
+        svcError(
+          'catalog_mismatch',
+          `step ${s.id} was compiled against ${s.api} ${s.cgs_hash.slice(0, 12)}, the server holds ${e ? e.cgs_hash.slice(0, 12) : 'no such catalog'}`,
+          { hint: 'refresh the context (svc context --new) and compile the program again' },
+        ),
+      );
     }
     entries.set(s.api, e);
   }

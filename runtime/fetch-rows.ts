@@ -85,13 +85,24 @@ function resolveLink(link: string, base: string): string {
 }
 
 function budgetExceeded(budget: CallBudget, entry: RegistryEntry, cap: Capability): SvcError {
-  return svcError('call_budget_exceeded', `the run used its budget of ${budget.max} vendor calls; ${entry.entry_id} ${cap.name} (${cap.http.method} ${cap.http.path}) was not called`, {
-    hint: 'narrow the program (filters, a smaller limit=, fewer statements), or dry-run it and run it with its pcN to accept the calls it needs',
-  });
+  return svcError(
+    'call_budget_exceeded',
+    `the run used its budget of ${budget.max} vendor calls; ${entry.entry_id} ${cap.name} (${cap.http.method} ${cap.http.path}) was not called`,
+    {
+      hint: 'narrow the program (filters, a smaller limit=, fewer statements), or dry-run it and run it with its pcN to accept the calls it needs',
+    },
+  );
 }
 
 /** Call `cap` with `values` and decode its rows (or row). Never throws for a vendor failure. */
-export async function fetchRows(ctx: CallContext, entry: RegistryEntry, entity: Entity, cap: Capability, values: Values, opts: FetchOptions): Promise<Fetched> {
+export async function fetchRows(
+  ctx: CallContext,
+  entry: RegistryEntry,
+  entity: Entity,
+  cap: Capability,
+  values: Values,
+  opts: FetchOptions,
+): Promise<Fetched> {
   const pg = cap.http.pagination;
   const idempotent = cap.http.method === 'GET';
   const out: Fetched = { rows: [], calls: 0, pages: 0 };
@@ -102,22 +113,34 @@ export async function fetchRows(ctx: CallContext, entry: RegistryEntry, entity: 
     const req = buildRequest(entry.base_url, cap, values, pg && !at.url ? { query: pageQuery(pg, size, at) } : {});
     if (at.url) {
       if (at.url === INVALID_LINK || new URL(at.url).origin !== new URL(entry.base_url).origin) {
-        out.error = svcError('vendor_bad_response', `${entry.entry_id} pointed its next page at another origin or an invalid URL`, { hint: 'the catalog backend must serve its own pages; nothing was sent there' });
+        out.error = svcError(
+          'vendor_bad_response',
+          `${entry.entry_id} pointed its next page at another origin or an invalid URL`,
+          { hint: 'the catalog backend must serve its own pages; nothing was sent there' },
+        );
         return out;
       }
       req.url = at.url;
     }
     const sentUrl = req.url;
     if (opts.budget) {
-      if (opts.budget.used >= opts.budget.max) { out.error = budgetExceeded(opts.budget, entry, cap); return out; }
+      if (opts.budget.used >= opts.budget.max) {
+        out.error = budgetExceeded(opts.budget, entry, cap);
+        return out;
+      }
       opts.budget.used++;
     }
     const r = await callVendor(ctx, entry, cap, req, idempotent, opts.signal);
     out.calls += r.sent;
-    if (!r.ok) { out.error = r.error; return out; }
+    if (!r.ok) {
+      out.error = r.error;
+      return out;
+    }
     const d = decodeResponse(cap, r.res.headers, r.res.body);
     if (!d.ok) {
-      out.error = svcError('vendor_bad_response', `${entry.entry_id} ${cap.name}: ${d.problem}`, { hint: 'the vendor does not answer as the catalog says; check the mapping (response.path) or the backend URL' });
+      out.error = svcError('vendor_bad_response', `${entry.entry_id} ${cap.name}: ${d.problem}`, {
+        hint: 'the vendor does not answer as the catalog says; check the mapping (response.path) or the backend URL',
+      });
       return out;
     }
     out.pages++;
@@ -128,11 +151,16 @@ export async function fetchRows(ctx: CallContext, entry: RegistryEntry, entity: 
     if (d.total !== undefined) out.total = d.total;
     opts.onPage?.(out.rows.length, out.pages, out.calls);
     // A relative Link is resolved against the URL that answered it.
-    const marker = d.nextLink !== undefined ? { ...d, nextLink: withoutQueryKey(resolveLink(d.nextLink, sentUrl), entry) } : d;
-    const next = pg && cap.returns === 'rows' ? nextPage(pg, size, at, rows.length, seen, out.total, marker) : undefined;
+    const marker =
+      d.nextLink !== undefined ? { ...d, nextLink: withoutQueryKey(resolveLink(d.nextLink, sentUrl), entry) } : d;
+    const next =
+      pg && cap.returns === 'rows' ? nextPage(pg, size, at, rows.length, seen, out.total, marker) : undefined;
     if (!next || opts.limit === undefined || out.rows.length >= opts.limit) {
       if (opts.limit !== undefined && out.rows.length > opts.limit) out.leftover = out.rows.splice(opts.limit);
-      if (next) { out.next = next; out.size = size; }
+      if (next) {
+        out.next = next;
+        out.size = size;
+      }
       return out;
     }
     at = next;

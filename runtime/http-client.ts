@@ -41,7 +41,11 @@ export class PooledHttpClient implements HttpClient {
   private pool(origin: string): Pool {
     let p = this.pools.get(origin);
     if (!p) {
-      p = new Pool(origin, { connections: this.connectionsPerOrigin, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+      p = new Pool(origin, {
+        connections: this.connectionsPerOrigin,
+        keepAliveTimeout: 10_000,
+        keepAliveMaxTimeout: 60_000,
+      });
       this.pools.set(origin, p);
     }
     return p;
@@ -69,7 +73,8 @@ export class PooledHttpClient implements HttpClient {
       throw e;
     }
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     return { status: res.statusCode, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
   }
 

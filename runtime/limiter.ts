@@ -8,11 +8,21 @@ export function limiter(n: number): Limiter {
   const next = () => {
     if (active >= n) return;
     const go = queue.shift();
-    if (go) { active++; go(); }
+    if (go) {
+      active++;
+      go();
+    }
   };
   return <T>(fn: () => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
-      queue.push(() => fn().then(resolve, reject).finally(() => { active--; next(); }));
+      queue.push(() =>
+        fn()
+          .then(resolve, reject)
+          .finally(() => {
+            active--;
+            next();
+          }),
+      );
       next();
     });
 }

@@ -23,10 +23,18 @@ export function pageQuery(pg: Pagination, size: number, at: PageCursor): Record<
   const q: Record<string, string> = {};
   if (pg.size_param) q[pg.size_param] = String(size);
   switch (pg.style) {
-    case 'page': q[pg.page_param] = String(at.page ?? pg.first_page); break;
-    case 'offset': q[pg.offset_param] = String(at.offset ?? 0); break;
-    case 'cursor': if (at.cursor !== undefined) q[pg.cursor_param] = at.cursor; break;
-    case 'link': if (pg.page_param) q[pg.page_param] = String(at.page ?? pg.first_page); break;
+    case 'page':
+      q[pg.page_param] = String(at.page ?? pg.first_page);
+      break;
+    case 'offset':
+      q[pg.offset_param] = String(at.offset ?? 0);
+      break;
+    case 'cursor':
+      if (at.cursor !== undefined) q[pg.cursor_param] = at.cursor;
+      break;
+    case 'link':
+      if (pg.page_param) q[pg.page_param] = String(at.page ?? pg.first_page);
+      break;
   }
   return q;
 }
@@ -35,12 +43,24 @@ export function pageQuery(pg: Pagination, size: number, at: PageCursor): Record<
  * The cursor of the page after `at`, or undefined when this was the last page. `got` rows came
  * back for a request of `size`; `seen` rows were fetched so far in total (this page included).
  */
-export function nextPage(pg: Pagination, size: number, at: PageCursor, got: number, seen: number, total: number | undefined, marker: { nextCursor?: string; nextLink?: string }): PageCursor | undefined {
+export function nextPage(
+  pg: Pagination,
+  size: number,
+  at: PageCursor,
+  got: number,
+  seen: number,
+  total: number | undefined,
+  marker: { nextCursor?: string; nextLink?: string },
+): PageCursor | undefined {
   if (total !== undefined && seen >= total) return undefined;
   switch (pg.style) {
-    case 'page': return got < size ? undefined : { page: (at.page ?? pg.first_page) + 1 };
-    case 'offset': return got < size ? undefined : { offset: (at.offset ?? 0) + got };
-    case 'cursor': return marker.nextCursor !== undefined && got > 0 ? { cursor: marker.nextCursor } : undefined;
-    case 'link': return marker.nextLink ? { url: marker.nextLink } : undefined;
+    case 'page':
+      return got < size ? undefined : { page: (at.page ?? pg.first_page) + 1 };
+    case 'offset':
+      return got < size ? undefined : { offset: (at.offset ?? 0) + got };
+    case 'cursor':
+      return marker.nextCursor !== undefined && got > 0 ? { cursor: marker.nextCursor } : undefined;
+    case 'link':
+      return marker.nextLink ? { url: marker.nextLink } : undefined;
   }
 }

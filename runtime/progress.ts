@@ -30,12 +30,20 @@ export interface Timers {
 
 const realTimers: Timers = {
   now: () => Date.now(),
-  setTimeout: (fn, ms) => { const t = setTimeout(fn, ms); t.unref?.(); return t; },
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
 /** Wrap `emit` so running updates are coalesced per step; call `close()` when the run ends. */
-export function coalesceProgress(emit: (e: ProgressEvent) => void, intervalMs = PROGRESS_INTERVAL_MS, timers: Timers = realTimers) {
+export function coalesceProgress(
+  emit: (e: ProgressEvent) => void,
+  intervalMs = PROGRESS_INTERVAL_MS,
+  timers: Timers = realTimers,
+) {
   const last = new Map<string, number>();
   const pending = new Map<string, { event: ProgressEvent; timer: unknown }>();
   const flush = (step: string) => {
@@ -50,7 +58,10 @@ export function coalesceProgress(emit: (e: ProgressEvent) => void, intervalMs = 
       if (e.kind !== 'step' || e.phase !== 'running') {
         if (e.step) {
           const p = pending.get(e.step);
-          if (p) { timers.clearTimeout(p.timer); pending.delete(e.step); }
+          if (p) {
+            timers.clearTimeout(p.timer);
+            pending.delete(e.step);
+          }
         }
         emit(e);
         return;
@@ -60,13 +71,19 @@ export function coalesceProgress(emit: (e: ProgressEvent) => void, intervalMs = 
       const now = timers.now();
       if (prev === undefined || now - prev >= intervalMs) {
         const p = pending.get(step);
-        if (p) { timers.clearTimeout(p.timer); pending.delete(step); }
+        if (p) {
+          timers.clearTimeout(p.timer);
+          pending.delete(step);
+        }
         last.set(step, now);
         emit(e);
         return;
       }
       const p = pending.get(step);
-      if (p) { p.event = e; return; }
+      if (p) {
+        p.event = e;
+        return;
+      }
       pending.set(step, { event: e, timer: timers.setTimeout(() => flush(step), prev + intervalMs - now) });
     },
     close(): void {

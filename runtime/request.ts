@@ -20,11 +20,18 @@ function scalar(v: JsonValue): string {
 }
 
 /** Render a template; `undefined` when it refers to a parameter without a value. */
-export function renderTemplate(t: string, values: Values, encode: (s: string) => string = (s) => s): string | undefined {
+export function renderTemplate(
+  t: string,
+  values: Values,
+  encode: (s: string) => string = (s) => s,
+): string | undefined {
   const parsed = parseTemplate(t);
   let out = '';
   for (const part of parsed.parts) {
-    if ('text' in part) { out += part.text; continue; }
+    if ('text' in part) {
+      out += part.text;
+      continue;
+    }
     const v = values[part.param];
     if (v === undefined || v === null) return undefined;
     out += encode(Array.isArray(v) ? v.map(scalar).join(',') : scalar(v));
@@ -70,7 +77,12 @@ export function renderQuery(cap: Capability, values: Values, extra: Record<strin
 }
 
 /** The full request for one vendor call. `baseUrl` has no trailing slash. */
-export function buildRequest(baseUrl: string, cap: Capability, values: Values, extras: RequestExtras = {}): HttpRequest {
+export function buildRequest(
+  baseUrl: string,
+  cap: Capability,
+  values: Values,
+  extras: RequestExtras = {},
+): HttpRequest {
   const path = renderTemplate(cap.http.path, values, encodeURIComponent) ?? cap.http.path;
   const query = renderQuery(cap, values, extras.query);
   const headers: Record<string, string> = { accept: 'application/json' };

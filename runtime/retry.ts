@@ -18,7 +18,14 @@ export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504])
 /** Connection-level failures worth a retry (the request may not have reached the vendor). */
 export function isResetError(e: unknown): boolean {
   const code = (e as { code?: string } | null)?.code;
-  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED' || code === 'ECONNREFUSED' || code === 'ETIMEDOUT';
+  return (
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code === 'UND_ERR_SOCKET' ||
+    code === 'UND_ERR_CLOSED' ||
+    code === 'ECONNREFUSED' ||
+    code === 'ETIMEDOUT'
+  );
 }
 
 /** Seconds or an HTTP date, as ms from `now`; undefined when absent or unparsable. */
@@ -31,7 +38,12 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
 }
 
 /** The wait before retry number `attempt` (0-based), honouring Retry-After when given. */
-export function backoffMs(policy: RetryPolicy, attempt: number, retryAfter: number | undefined, random: () => number = Math.random): number {
+export function backoffMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfter: number | undefined,
+  random: () => number = Math.random,
+): number {
   if (retryAfter !== undefined) return Math.min(policy.maxDelayMs, retryAfter);
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return Math.round(random() * ceiling);
@@ -41,8 +53,14 @@ export function backoffMs(policy: RetryPolicy, attempt: number, retryAfter: numb
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(timer); reject(signal!.reason); };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -46,7 +46,13 @@ export class Run {
     const onCancel = () => this.controller.abort(new RunAbort('cancelled'));
     if (outer?.aborted) onCancel();
     outer?.addEventListener('abort', onCancel, { once: true });
-    const deadline = setTimeout(() => this.controller.abort(new RunAbort('deadline_exceeded', this.opts.background ? BACKGROUND_DEADLINE_HINT : DEADLINE_HINT)), this.opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs);
+    const deadline = setTimeout(
+      () =>
+        this.controller.abort(
+          new RunAbort('deadline_exceeded', this.opts.background ? BACKGROUND_DEADLINE_HINT : DEADLINE_HINT),
+        ),
+      this.opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs,
+    );
     deadline.unref?.();
     this.progress.push({ kind: 'start', phase: 'started', pages: 0, rows: 0, calls: 0, elapsed_ms: 0 });
     try {
@@ -69,16 +75,37 @@ export class Run {
         if (this.controller.signal.aborted) {
           waiting.delete(s.id);
           const reason = this.controller.signal.reason instanceof RunAbort ? this.controller.signal.reason : undefined;
-          this.record(s, reason?.code === 'deadline_exceeded'
-            ? { status: 'failed', error: svcError('deadline_exceeded', `step ${s.id} did not start: the run passed its deadline`, { hint: reason.hint }) }
-            : { status: 'cancelled', error: svcError('cancelled', `step ${s.id} did not start: the run was cancelled`, { hint: 'completed steps are reported' }) });
+          this.record(
+            s,
+            reason?.code === 'deadline_exceeded'
+              ? {
+                  status: 'failed',
+                  error: svcError('deadline_exceeded', `step ${s.id} did not start: the run passed its deadline`, {
+                    hint: reason.hint,
+                  }),
+                }
+              : {
+                  status: 'cancelled',
+                  error: svcError('cancelled', `step ${s.id} did not start: the run was cancelled`, {
+                    hint: 'completed steps are reported',
+                  }),
+                },
+          );
         } else if (deps.some((d) => d && d.status !== 'done')) {
           waiting.delete(s.id);
           const failed = s.depends_on.find((d) => this.results.get(d)?.status !== 'done');
-          this.record(s, { status: 'skipped', error: svcError('step_skipped', `step ${s.id} did not run because ${failed} did not complete`, { hint: `fix the error of ${failed} first` }) });
+          this.record(s, {
+            status: 'skipped',
+            error: svcError('step_skipped', `step ${s.id} did not run because ${failed} did not complete`, {
+              hint: `fix the error of ${failed} first`,
+            }),
+          });
         } else if (deps.every((d) => d?.status === 'done')) {
           waiting.delete(s.id);
-          running.set(s.id, this.runStep(s).finally(() => running.delete(s.id)));
+          running.set(
+            s.id,
+            this.runStep(s).finally(() => running.delete(s.id)),
+          );
         }
       }
       if (running.size) await Promise.race(running.values());
@@ -89,7 +116,15 @@ export class Run {
   private record(s: PlanStep, r: Partial<StepResult> & { status: StepPhase }): void {
     const full: StepResult = { id: s.id, rows: [], calls: 0, pages: 0, ms: 0, ...r };
     this.results.set(s.id, full);
-    this.progress.push({ kind: 'step', step: s.id, phase: full.status, pages: full.pages, rows: full.rows.length, calls: full.calls, elapsed_ms: this.elapsed() });
+    this.progress.push({
+      kind: 'step',
+      step: s.id,
+      phase: full.status,
+      pages: full.pages,
+      rows: full.rows.length,
+      calls: full.calls,
+      elapsed_ms: this.elapsed(),
+    });
   }
 
   private async runStep(s: PlanStep): Promise<void> {
@@ -97,43 +132,85 @@ export class Run {
     const entry = this.entries.get(s.api)!;
     const cap = this.registry.capability(s.api, s.capability)!;
     const entity = this.registry.entity(s.api, s.entity)!;
-    this.progress.push({ kind: 'step', step: s.id, phase: 'running', pages: 0, rows: 0, calls: 0, elapsed_ms: this.elapsed() });
+    this.progress.push({
+      kind: 'step',
+      step: s.id,
+      phase: 'running',
+      pages: 0,
+      rows: 0,
+      calls: 0,
+      elapsed_ms: this.elapsed(),
+    });
     const calls = valueSets(s, cap, this.results);
     if ('error' in calls) return this.record(s, { status: 'failed', error: calls.error, ms: this.ctx.now() - t0 });
-    let pages = 0, callCount = 0, rowCount = 0;
+    let pages = 0,
+      callCount = 0,
+      rowCount = 0;
     // Rows of a fan-out are kept in source order, whatever order the calls finish in.
     const parts: Row[][] = calls.sets.map(() => []);
     let total: number | undefined;
     let page: PageState | undefined;
     let error: SvcError | undefined;
-    await Promise.all(calls.sets.map((values, i) => this.limit(async () => {
-      if (error) return;
-      const f = await fetchRows(this.ctx, entry, entity, cap, values, {
-        ...(s.limit !== undefined ? { limit: s.limit } : {}),
-        ...(this.budget ? { budget: this.budget } : {}),
-        signal: this.controller.signal,
-        onPage: (n, p, c) => this.progress.push({ kind: 'step', step: s.id, phase: 'running', pages: pages + p, rows: rowCount + n, calls: callCount + c, elapsed_ms: this.elapsed() }),
-      });
-      pages += f.pages;
-      callCount += f.calls;
-      rowCount += f.rows.length;
-      parts[i] = f.rows;
-      if (f.error) { error ??= f.error; return; }
-      if (calls.sets.length === 1) {
-        if (f.total !== undefined) total = f.total;
-        if (f.next || f.leftover?.length) page = pageState(s, values, f);
-      }
-    })));
+    await Promise.all(
+      calls.sets.map((values, i) =>
+        this.limit(async () => {
+          if (error) return;
+          const f = await fetchRows(this.ctx, entry, entity, cap, values, {
+            ...(s.limit !== undefined ? { limit: s.limit } : {}),
+            ...(this.budget ? { budget: this.budget } : {}),
+            signal: this.controller.signal,
+            onPage: (n, p, c) =>
+              this.progress.push({
+                kind: 'step',
+                step: s.id,
+                phase: 'running',
+                pages: pages + p,
+                rows: rowCount + n,
+                calls: callCount + c,
+                elapsed_ms: this.elapsed(),
+              }),
+          });
+          pages += f.pages;
+          callCount += f.calls;
+          rowCount += f.rows.length;
+          parts[i] = f.rows;
+          if (f.error) {
+            error ??= f.error;
+            return;
+          }
+          if (calls.sets.length === 1) {
+            if (f.total !== undefined) total = f.total;
+            if (f.next || f.leftover?.length) page = pageState(s, values, f);
+          }
+        }),
+      ),
+    );
     const rows = parts.flat();
     const status: StepPhase = error ? (error.code === 'cancelled' ? 'cancelled' : 'failed') : 'done';
-    this.record(s, { status, rows, calls: callCount, pages, ms: this.ctx.now() - t0, ...(error ? { error } : {}), ...(total !== undefined ? { total } : {}), ...(page ? { page } : {}) });
+    this.record(s, {
+      status,
+      rows,
+      calls: callCount,
+      pages,
+      ms: this.ctx.now() - t0,
+      ...(error ? { error } : {}),
+      ...(total !== undefined ? { total } : {}),
+      ...(page ? { page } : {}),
+    });
   }
 
   private finish(): RunResult {
     const steps: Record<string, StepResult> = {};
     const errors: SvcError[] = [];
     for (const s of this.plan.steps) {
-      const r = this.results.get(s.id) ?? { id: s.id, status: 'cancelled' as const, rows: [], calls: 0, pages: 0, ms: 0 };
+      const r = this.results.get(s.id) ?? {
+        id: s.id,
+        status: 'cancelled' as const,
+        rows: [],
+        calls: 0,
+        pages: 0,
+        ms: 0,
+      };
       steps[s.id] = r;
       if (r.error) errors.push({ ...r.error, path: `/steps/${s.id}` });
     }
@@ -148,14 +225,29 @@ export class Run {
     const aborted = this.controller.signal.reason instanceof RunAbort ? this.controller.signal.reason.code : undefined;
     const status: RunStatus = aborted === 'cancelled' ? 'cancelled' : errors.length ? 'failed' : 'succeeded';
     const elapsed = this.elapsed();
-    this.progress.push({ kind: 'end', phase: status, pages: sum(steps, 'pages'), rows: returns.reduce((n, r) => n + r.rows.length, 0), calls: sum(steps, 'calls'), elapsed_ms: elapsed });
+    this.progress.push({
+      kind: 'end',
+      phase: status,
+      pages: sum(steps, 'pages'),
+      rows: returns.reduce((n, r) => n + r.rows.length, 0),
+      calls: sum(steps, 'calls'),
+      elapsed_ms: elapsed,
+    });
     this.progress.close();
     return { status, steps, returns, errors, elapsed_ms: elapsed };
   }
 }
 
 function pageState(s: PlanStep, values: Values, f: Fetched): PageState {
-  const state: PageState = { api: s.api, cgs_hash: s.cgs_hash, capability: s.capability, values, cursor: f.next ?? {}, size: f.size ?? f.rows.length, fetched: f.rows.length };
+  const state: PageState = {
+    api: s.api,
+    cgs_hash: s.cgs_hash,
+    capability: s.capability,
+    values,
+    cursor: f.next ?? {},
+    size: f.size ?? f.rows.length,
+    fetched: f.rows.length,
+  };
   if (f.total !== undefined) state.total = f.total;
   if (s.projection) state.projection = s.projection;
   if (f.leftover?.length) state.buffer = f.leftover;

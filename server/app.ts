@@ -65,14 +65,33 @@ export class SvcApp {
     this.logger = opts.logger ?? SILENT;
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.auth = opts.auth ?? new InboundAuth({ mode: 'off' });
-    this.sessions = opts.sessions ?? new MemorySessionRepository({ maxSessions: this.limits.maxSessions, maxSessionsPerTenant: this.limits.maxSessionsPerTenant }, now);
-    this.service = new ExecuteService({ registry: () => this.registry, sessions: this.sessions, artifacts: opts.artifacts, runtime: opts.runtime ?? {}, now, limits: this.limits, logger: this.logger });
+    this.sessions =
+      opts.sessions ??
+      new MemorySessionRepository(
+        { maxSessions: this.limits.maxSessions, maxSessionsPerTenant: this.limits.maxSessionsPerTenant },
+        now,
+      );
+    this.service = new ExecuteService({
+      registry: () => this.registry,
+      sessions: this.sessions,
+      artifacts: opts.artifacts,
+      runtime: opts.runtime ?? {},
+      now,
+      limits: this.limits,
+      logger: this.logger,
+    });
     this.router.add('GET', '/v1/health', async (_req, res) => sendJson(res, 200, await this.health(now)));
     catalogRoutes(this.router, () => this.registry);
     executeRoutes(this.router, { service: this.service, tenant: (req) => this.principal(req).tenant });
     this.router.add('GET', '/v1/incoming-auth/context', (req, res) => {
       const p = this.principal(req);
-      sendJson(res, 200, { mode: this.auth.mode, authenticated: p.method !== 'anonymous', method: p.method, subject: p.subject ?? null, tenant_id: p.method === 'anonymous' ? null : p.tenant });
+      sendJson(res, 200, {
+        mode: this.auth.mode,
+        authenticated: p.method !== 'anonymous',
+        method: p.method,
+        subject: p.subject ?? null,
+        tenant_id: p.method === 'anonymous' ? null : p.tenant,
+      });
     });
     this.router.add('POST', '/internal/catalog-registry/v1/reload', (req, res) => this.reload(req, res));
   }
@@ -83,13 +102,30 @@ export class SvcApp {
     try {
       url = new URL(req.url ?? '/', 'http://svc.invalid');
     } catch {
-      return sendErrors(res, [svcError('not_found', 'malformed request target', { hint: 'see docs/http.md for the routes' })]);
+      return sendErrors(res, [
+        svcError('not_found', 'malformed request target', { hint: 'see docs/http.md for the routes' }),
+      ]);
     }
     try {
       const m = this.router.match(req.method ?? 'GET', url.pathname);
-      if (m.kind === 'none') throw new SvcFailure([svcError('not_found', `no route ${url.pathname}`, { hint: 'see docs/http.md for the routes; public ones are under /v1' })]);
+      if (m.kind === 'none')
+        throw new SvcFailure([
+          svcError('not_found', `no route ${url.pathname}`, {
+            hint: 'see docs/http.md for the routes; public ones are under /v1',
+          }),
+        ]);
       if (m.kind === 'method') {
-        return answerErrors(req, res, url, [svcError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, { hint: `use ${m.allow.join(' or ')}` })], { allow: m.allow.join(', ') });
+        return answerErrors(
+          req,
+          res,
+          url,
+          [
+            svcError('method_not_allowed', `${req.method} is not allowed on ${url.pathname}`, {
+              hint: `use ${m.allow.join(' or ')}`,
+            }),
+          ],
+          { allow: m.allow.join(', ') },
+        );
       }
       if (isProtected(m.pattern)) {
         const p = await this.auth.authenticate(req.headers);
@@ -101,13 +137,27 @@ export class SvcApp {
       const where = { req: requestId(req, ++this.requests), method: req.method, path: shortPath(url.pathname) };
       if (!(e instanceof SvcFailure) && clientGone(req, e)) {
         // Not a failure of ours: the client hung up or node's request timeout ended the upload.
-        this.logger.info(`client closed the connection during ${req.method} ${where.path} (${(e as NodeJS.ErrnoException)?.code ?? 'aborted'})`, where);
+        this.logger.info(
+          `client closed the connection during ${req.method} ${where.path} (${(e as NodeJS.ErrnoException)?.code ?? 'aborted'})`,
+          where,
+        );
         return;
       }
-      const errors: SvcError[] = e instanceof SvcFailure ? e.errors : [svcError('internal_error', 'the server failed on this request', { hint: `this is a bug in svc; the server log has the details (request ${where.req})` })];
-      if (!(e instanceof SvcFailure)) this.logger.error(`internal error on ${req.method} ${where.path}: ${(e as Error)?.stack ?? String(e)}`, where);
+      const errors: SvcError[] =
+        e instanceof SvcFailure
+          ? e.errors
+          : [
+              svcError('internal_error', 'the server failed on this request', {
+                hint: `this is a bug in svc; the server log has the details (request ${where.req})`,
+              }),
+            ];
+      if (!(e instanceof SvcFailure))
+        this.logger.error(`internal error on ${req.method} ${where.path}: ${(e as Error)?.stack ?? String(e)}`, where);
       // The rest of a body over the limit is never read: the connection cannot be reused.
-      const headers: Record<string, string> = { 'x-request-id': where.req, ...(errors[0]?.code === 'body_too_large' ? { connection: 'close' } : {}) };
+      const headers: Record<string, string> = {
+        'x-request-id': where.req,
+        ...(errors[0]?.code === 'body_too_large' ? { connection: 'close' } : {}),
+      };
       answerErrors(req, res, url, errors, headers);
     }
   };
@@ -116,7 +166,11 @@ export class SvcApp {
   private async health(now: () => number): Promise<Record<string, unknown>> {
     await this.sessions.sweep();
     return {
-      status: 'ok', version: SVC_VERSION, entries: this.registry.size, sessions: await this.sessions.size(), uptime_s: Math.round((now() - this.started) / 1000),
+      status: 'ok',
+      version: SVC_VERSION,
+      entries: this.registry.size,
+      sessions: await this.sessions.size(),
+      uptime_s: Math.round((now() - this.started) / 1000),
       operations: { running: this.service.background.runningCount, max: this.limits.maxRunningOps },
       plan_cache: this.service.plans.stats(),
       artifacts: this.opts.artifacts.stats(),
@@ -140,26 +194,77 @@ export class SvcApp {
   private async reload(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const given = req.headers['x-svc-control-plane-secret'];
     const secret = this.opts.controlPlaneSecret;
-    if (typeof given !== 'string' || !given) throw new SvcFailure([svcError('auth_required', 'the reload route needs the x-svc-control-plane-secret header', { hint: 'send the value of SVC_CONTROL_PLANE_SECRET set on the server' })]);
-    if (!secret || !sameSecret(given, secret)) throw new SvcFailure([svcError('forbidden', secret ? 'the control-plane secret is wrong' : 'reload is disabled on this server', { hint: secret ? 'send the value of SVC_CONTROL_PLANE_SECRET' : 'start the server with SVC_CONTROL_PLANE_SECRET set to enable reload' })]);
-    if (!this.opts.catalogDir) throw new SvcFailure([svcError('reload_unavailable', 'this server was started with --schema: there is no catalog directory to reload', { hint: 'start it with --catalog-dir <dir> to reload catalogs without a restart' })]);
+    if (typeof given !== 'string' || !given)
+      throw new SvcFailure([
+        svcError('auth_required', 'the reload route needs the x-svc-control-plane-secret header', {
+          hint: 'send the value of SVC_CONTROL_PLANE_SECRET set on the server',
+        }),
+      ]);
+    if (!secret || !sameSecret(given, secret))
+      throw new SvcFailure([
+        svcError('forbidden', secret ? 'the control-plane secret is wrong' : 'reload is disabled on this server', {
+          hint: secret
+            ? 'send the value of SVC_CONTROL_PLANE_SECRET'
+            : 'start the server with SVC_CONTROL_PLANE_SECRET set to enable reload',
+        }),
+      ]);
+    if (!this.opts.catalogDir)
+      throw new SvcFailure([
+        svcError(
+          'reload_unavailable',
+          'this server was started with --schema: there is no catalog directory to reload',
+          { hint: 'start it with --catalog-dir <dir> to reload catalogs without a restart' },
+        ),
+      ]);
     const dir = this.opts.catalogDir;
     const before = this.registry;
     this.logger.info('catalog reload requested', { dir: '<catalog-dir>' });
     // An entry whose artifacts went bad keeps the version in force (`kept`); see loadCatalogDir.
     const loaded = await loadCatalogDir(dir, { ...this.opts.loadOptions, previous: before });
     const problems = loaded.problems.map((p) => withoutDir(p, dir));
-    if (loaded.registry.size === 0) throw new SvcFailure(problems.length ? problems : [svcError('catalog_dir_empty', 'the catalog directory holds no loadable catalog', { hint: 'the previous catalogs stay loaded' })]);
+    if (loaded.registry.size === 0)
+      throw new SvcFailure(
+        problems.length
+          ? problems
+          : [
+              svcError('catalog_dir_empty', 'the catalog directory holds no loadable catalog', {
+                hint: 'the previous catalogs stay loaded',
+              }),
+            ],
+      );
     this.registry = loaded.registry;
-    const changed = loaded.registry.list().filter((e) => before.get(e.entry_id)?.cgs_hash !== e.cgs_hash).map((e) => e.entry_id);
-    const removed = before.list().filter((e) => !loaded.registry.get(e.entry_id)).map((e) => e.entry_id);
-    this.logger.info('catalogs reloaded', { entries: loaded.registry.size, changed, removed, kept: loaded.kept, problems: problems.map((p) => p.code) });
-    sendJson(res, 200, {
-      reloaded: true,
-      entries: loaded.registry.list().map((e) => ({ entry_id: e.entry_id, version: e.version, cgs_hash: e.cgs_hash, changed: before.get(e.entry_id)?.cgs_hash !== e.cgs_hash })),
+    const changed = loaded.registry
+      .list()
+      .filter((e) => before.get(e.entry_id)?.cgs_hash !== e.cgs_hash)
+      .map((e) => e.entry_id);
+    const removed = before
+      .list()
+      .filter((e) => !loaded.registry.get(e.entry_id))
+      .map((e) => e.entry_id);
+    this.logger.info('catalogs reloaded', {
+      entries: loaded.registry.size,
+      changed,
       removed,
       kept: loaded.kept,
-      problems: problems.map((p) => ({ code: p.code, message: p.message, ...(p.file ? { file: p.file.split(/[\\/]/).pop() } : {}) })),
+      problems: problems.map((p) => p.code),
+    });
+    sendJson(res, 200, {
+      reloaded: true,
+      entries: loaded.registry
+        .list()
+        .map((e) => ({
+          entry_id: e.entry_id,
+          version: e.version,
+          cgs_hash: e.cgs_hash,
+          changed: before.get(e.entry_id)?.cgs_hash !== e.cgs_hash,
+        })),
+      removed,
+      kept: loaded.kept,
+      problems: problems.map((p) => ({
+        code: p.code,
+        message: p.message,
+        ...(p.file ? { file: p.file.split(/[\\/]/).pop() } : {}),
+      })),
     });
   }
 }
@@ -170,7 +275,14 @@ export class SvcApp {
  * (`/v1//registry`, `/v1/%72egistry`, a trailing slash) can reach a protected handler without a check.
  */
 export function isProtected(pattern: string): boolean {
-  return pattern === '/v1/registry' || pattern.startsWith('/v1/registry/') || pattern === '/v1/discover' || pattern === '/v1/incoming-auth/context' || pattern === '/execute' || pattern.startsWith('/execute/');
+  return (
+    pattern === '/v1/registry' ||
+    pattern.startsWith('/v1/registry/') ||
+    pattern === '/v1/discover' ||
+    pattern === '/v1/incoming-auth/context' ||
+    pattern === '/execute' ||
+    pattern.startsWith('/execute/')
+  );
 }
 
 /** Execute routes answer errors in the negotiated format; decided on the canonical path. */
@@ -180,7 +292,13 @@ function isExecutePath(pathname: string): boolean {
 }
 
 /** Errors in the shape of the route: the negotiated format under /execute (JSON when none fits), JSON elsewhere. */
-function answerErrors(req: IncomingMessage, res: ServerResponse, url: URL, errors: SvcError[], headers: Record<string, string> = {}): void {
+function answerErrors(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  errors: SvcError[],
+  headers: Record<string, string> = {},
+): void {
   if (isExecutePath(url.pathname)) sendFormattedErrors(res, errors, negotiate(req.headers.accept) ?? 'json', headers);
   else sendErrors(res, errors, headers);
 }
@@ -194,7 +312,12 @@ function withoutDir(e: SvcError, dir: string): SvcError {
 /** True when a failure only means the client went away (hang-up, reset, node's request timeout). */
 function clientGone(req: IncomingMessage, e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException | null)?.code;
-  return req.destroyed || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (e as Error | null)?.message === 'aborted';
+  return (
+    req.destroyed ||
+    code === 'ECONNRESET' ||
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    (e as Error | null)?.message === 'aborted'
+  );
 }
 
 /** The id of a request in log lines and error answers: the client's `x-request-id` when it is a short token, else `r<n>`. */

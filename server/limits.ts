@@ -48,13 +48,21 @@ export const LIMIT_ENV: Record<keyof Limits, { name: string; unit: 'count' | 'se
 export function limitsFromEnv(env: Record<string, string | undefined>): Limits {
   const out: Limits = { ...DEFAULT_LIMITS };
   const problems: SvcError[] = [];
-  for (const [k, { name, unit }] of Object.entries(LIMIT_ENV) as Array<[keyof Limits, (typeof LIMIT_ENV)[keyof Limits]]>) {
+  for (const [k, { name, unit }] of Object.entries(LIMIT_ENV) as Array<
+    [keyof Limits, (typeof LIMIT_ENV)[keyof Limits]]
+  >) {
     const raw = env[name]?.trim();
     if (!raw) continue;
     const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
     const fallback = unit === 'secs' ? DEFAULT_LIMITS[k] / 1000 : DEFAULT_LIMITS[k];
     if (!(n >= 1)) {
-      problems.push(svcError('bad_arguments', `${name}=${JSON.stringify(raw.slice(0, 20))} is not a positive whole number${unit === 'secs' ? ' of seconds' : ''}`, { hint: `unset it for the default ${fallback}, or write for example ${fallback * 2}` }));
+      problems.push(
+        svcError(
+          'bad_arguments',
+          `${name}=${JSON.stringify(raw.slice(0, 20))} is not a positive whole number${unit === 'secs' ? ' of seconds' : ''}`,
+          { hint: `unset it for the default ${fallback}, or write for example ${fallback * 2}` },
+        ),
+      );
       continue;
     }
     out[k] = unit === 'secs' ? n * 1000 : n;

@@ -9,8 +9,17 @@ import type { LogFields, Logger, LogLevel } from '../common/log.js';
 
 /** Fields that never reach a log line as they are. */
 export const REDACTED_PATHS = [
-  'authorization', 'headers.authorization', 'headers["x-api-key"]', 'headers["x-svc-control-plane-secret"]',
-  'api_key', 'bearer_token', 'password', 'secret', '*.authorization', '*.password', '*.secret',
+  'authorization',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers["x-svc-control-plane-secret"]',
+  'api_key',
+  'bearer_token',
+  'password',
+  'secret',
+  '*.authorization',
+  '*.password',
+  '*.secret',
 ];
 
 export interface LoggerOptions {
@@ -24,8 +33,18 @@ export interface LoggerOptions {
 export function createLogger(opts: LoggerOptions): Logger {
   const destination = opts.destination ?? process.stderr;
   const human = opts.pretty ?? (destination === process.stderr && process.stderr.isTTY === true);
-  const base = { level: opts.level, base: { service: 'svc' }, formatters: { level: (label: string) => ({ level: label }) }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  const p: Pino = human ? pino(base, pretty({ destination: destination as NodeJS.WritableStream & { fd?: number }, colorize: true, sync: true })) : pino(base, destination);
+  const base = {
+    level: opts.level,
+    base: { service: 'svc' },
+    formatters: { level: (label: string) => ({ level: label }) },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  const p: Pino = human
+    ? pino(
+        base,
+        pretty({ destination: destination as NodeJS.WritableStream & { fd?: number }, colorize: true, sync: true }),
+      )
+    : pino(base, destination);
   const at = (level: LogLevel) => (msg: string, fields?: LogFields) => (fields ? p[level](fields, msg) : p[level](msg));
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -31,7 +31,12 @@ export interface Timeouts {
 
 export const TIMEOUTS: Timeouts = { requestMs: 120_000, headersMs: 20_000, keepAliveMs: 30_000 };
 
-export async function listen(app: SvcApp, port = DEFAULT_PORT, host = DEFAULT_HOST, timeouts: Partial<Timeouts> = {}): Promise<Listening> {
+export async function listen(
+  app: SvcApp,
+  port = DEFAULT_PORT,
+  host = DEFAULT_HOST,
+  timeouts: Partial<Timeouts> = {},
+): Promise<Listening> {
   const t = { ...TIMEOUTS, ...timeouts };
   // Answers not yet started when stopping begins say `Connection: close`, so their keep-alive
   // connections end with them instead of holding the process for the whole grace period.
@@ -41,39 +46,60 @@ export async function listen(app: SvcApp, port = DEFAULT_PORT, host = DEFAULT_HO
   const headersTimeout = Math.min(t.headersMs, t.requestMs);
   // node checks those timeouts on an interval (30 s by default): check often enough to honour them.
   const connectionsCheckingInterval = Math.max(50, Math.min(5_000, Math.floor(headersTimeout / 4)));
-  const server = createServer({ keepAliveTimeout: t.keepAliveMs, requestTimeout: t.requestMs, headersTimeout, connectionsCheckingInterval }, (req, res) => {
-    active.add(res);
-    res.on('close', () => {
-      active.delete(res);
-      if (active.size === 0) drained?.();
-    });
-    if (stopping) res.setHeader('connection', 'close');
-    void app.handle(req, res);
-  });
+  const server = createServer(
+    { keepAliveTimeout: t.keepAliveMs, requestTimeout: t.requestMs, headersTimeout, connectionsCheckingInterval },
+    (req, res) => {
+      active.add(res);
+      res.on('close', () => {
+        active.delete(res);
+        if (active.size === 0) drained?.();
+      });
+      if (stopping) res.setHeader('connection', 'close');
+      void app.handle(req, res);
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => { server.off('error', reject); resolve(); });
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const actual = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
-  const noActive = () => (active.size === 0 ? Promise.resolve() : new Promise<void>((r) => { drained = r; }));
+  const noActive = () =>
+    active.size === 0
+      ? Promise.resolve()
+      : new Promise<void>((r) => {
+          drained = r;
+        });
   return {
     url: `http://${shown}:${actual}`,
     port: actual,
     server,
     close: async (graceMs = SHUTDOWN_GRACE_MS) => {
       stopping = true;
-      app.logger.info('stopping: no new connections; running work gets the grace', { grace_ms: graceMs, requests: active.size, operations: app.service.background.runningCount });
+      app.logger.info('stopping: no new connections; running work gets the grace', {
+        grace_ms: graceMs,
+        requests: active.size,
+        operations: app.service.background.runningCount,
+      });
       for (const res of active) if (!res.headersSent) res.setHeader('connection', 'close');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // The last part of the grace is kept for cancelled runs to store what they did.
       const settleMs = Math.min(1000, Math.floor(graceMs / 4));
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all([noActive(), app.idle()]), new Promise<void>((r) => { timer = setTimeout(r, graceMs - settleMs); })]);
+      await Promise.race([
+        Promise.all([noActive(), app.idle()]),
+        new Promise<void>((r) => {
+          timer = setTimeout(r, graceMs - settleMs);
+        }),
+      ]);
       clearTimeout(timer);
       const left = app.service.background.runningCount;
-      if (left || active.size) app.logger.warn('grace over: cancelling what still runs', { operations: left, requests: active.size });
+      if (left || active.size)
+        app.logger.warn('grace over: cancelling what still runs', { operations: left, requests: active.size });
       await app.cancelRunning(settleMs);
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), settleMs);

@@ -29,7 +29,7 @@ t.test('imports point one way between stages', async (t) => {
       for (const m of readFileSync(f, 'utf8').matchAll(/^(?:import|export)[^'"]*from\s+'(\.[^']+)'/gm)) {
         const target = join(f, '..', m[1]!).split('/')[0]!;
         checked++;
-        t.ok(allowed.includes(target), `${f} imports ${m[1]} (stage ${target})`); 
+        t.ok(allowed.includes(target), `${f} imports ${m[1]} (stage ${target})`);
       }
     }
   }

@@ -11,7 +11,9 @@ export function catalogsCommand(): Command {
   addCatalogOptions(cmd).action(async (opts: CatalogFlags & { json?: boolean }) => {
     const result = await loadFromFlags(opts);
     reportProblems(result);
-    process.stdout.write(opts.json ? JSON.stringify(listing(result.registry), null, 2) + '\n' : describeRegistry(result.registry));
+    process.stdout.write(
+      opts.json ? JSON.stringify(listing(result.registry), null, 2) + '\n' : describeRegistry(result.registry),
+    );
     if (result.registry.size === 0 || result.problems.length > 0) process.exitCode = 1;
   });
   return cmd;
@@ -19,8 +21,15 @@ export function catalogsCommand(): Command {
 
 export function listing(registry: Registry) {
   return registry.list().map((e) => ({
-    entry_id: e.entry_id, version: e.version, label: e.label, tags: e.tags, cgs_hash: e.cgs_hash, base_url: displayUrl(e.base_url), artifact: e.artifact,
-    entities: e.cgs.entities.length, capabilities: e.cgs.capabilities.length,
+    entry_id: e.entry_id,
+    version: e.version,
+    label: e.label,
+    tags: e.tags,
+    cgs_hash: e.cgs_hash,
+    base_url: displayUrl(e.base_url),
+    artifact: e.artifact,
+    entities: e.cgs.entities.length,
+    capabilities: e.cgs.capabilities.length,
   }));
 }
 
@@ -28,6 +37,9 @@ export function listing(registry: Registry) {
 export function describeRegistry(registry: Registry): string {
   return registry
     .list()
-    .map((e) => `${e.entry_id} v${e.version} ${e.cgs_hash.slice(0, 12)}  ${e.label}  [${e.cgs.entities.map((x) => x.name).join(', ')}]  ${e.cgs.capabilities.length} capabilities  -> ${displayUrl(e.base_url)}\n`)
+    .map(
+      (e) =>
+        `${e.entry_id} v${e.version} ${e.cgs_hash.slice(0, 12)}  ${e.label}  [${e.cgs.entities.map((x) => x.name).join(', ')}]  ${e.cgs.capabilities.length} capabilities  -> ${displayUrl(e.base_url)}\n`,
+    )
     .join('');
 }

@@ -8,12 +8,23 @@ import { limitsFromEnv } from '../../server/limits.js';
 import { listen, DEFAULT_HOST, DEFAULT_PORT, type Listening } from '../../server/serve.js';
 import { artifactSettingsFromEnv, storeFromUrl } from '../../runtime/artifacts/index.js';
 import { teachabilityCheck } from '../../compiler/teachable.js';
-import { addCatalogOptions, loadFromFlags, parseBackendFlags, reportProblems, type CatalogFlags } from '../catalog-options.js';
+import {
+  addCatalogOptions,
+  loadFromFlags,
+  parseBackendFlags,
+  reportProblems,
+  type CatalogFlags,
+} from '../catalog-options.js';
 import { describeRegistry } from './catalogs.js';
 import { parsePort } from '../parse-port.js';
 import { inboundAuthFromEnv } from '../../server/auth/inbound.js';
 
-interface ServeFlags extends CatalogFlags { http?: boolean; mcp?: boolean; port: number; host: string }
+interface ServeFlags extends CatalogFlags {
+  http?: boolean;
+  mcp?: boolean;
+  port: number;
+  host: string;
+}
 
 export function serveCommand(): Command {
   const cmd = new Command('serve')
@@ -21,8 +32,14 @@ export function serveCommand(): Command {
     .option('--http', 'serve the HTTP surface (the default)')
     .option('--mcp', 'serve the MCP surface (Streamable HTTP): not part of this build yet, refused without --http')
     .addOption(new Option('--port <n>', 'port to listen on').default(DEFAULT_PORT).argParser(parsePort))
-    .addOption(new Option('--host <addr>', 'address to listen on; 0.0.0.0 exposes the server to the network').default(DEFAULT_HOST))
-    .addHelpText('after', `
+    .addOption(
+      new Option('--host <addr>', 'address to listen on; 0.0.0.0 exposes the server to the network').default(
+        DEFAULT_HOST,
+      ),
+    )
+    .addHelpText(
+      'after',
+      `
 The MCP surface (--mcp) is not part of this build yet: svc serves HTTP; --mcp alone is refused.
 
 Environment (limits: see docs/http.md "Limits"):
@@ -47,7 +64,8 @@ SIGINT/SIGTERM stop accepting, let running requests and operations finish within
 cancel what still runs (streams get their terminal event, runs are stored) and exit 0.
 
 Example:
-  svc pack fixtures/catalogs/* --out catalogs && svc serve --catalog-dir catalogs --port 7311`);
+  svc pack fixtures/catalogs/* --out catalogs && svc serve --catalog-dir catalogs --port 7311`,
+    );
   addCatalogOptions(cmd).action(async (flags: ServeFlags) => {
     const running = await startServe(flags, process.env);
     process.stdout.write(`press Ctrl-C to stop\n`);
@@ -58,18 +76,36 @@ Example:
   return cmd;
 }
 
-export interface Running { listening: Listening; app: SvcApp; stop(): Promise<void> }
+export interface Running {
+  listening: Listening;
+  app: SvcApp;
+  stop(): Promise<void>;
+}
 
 /** Load catalogs, build the app, listen; prints what it loaded and where it listens. */
-export async function startServe(flags: ServeFlags, env: Record<string, string | undefined>, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<Running> {
-  if (flags.mcp && !flags.http) throw new SvcFailure([svcError('bad_arguments', 'the MCP surface is not part of this build yet', { hint: 'serve HTTP: leave out --mcp (or add --http)' })]);
+export async function startServe(
+  flags: ServeFlags,
+  env: Record<string, string | undefined>,
+  out: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<Running> {
+  if (flags.mcp && !flags.http)
+    throw new SvcFailure([
+      svcError('bad_arguments', 'the MCP surface is not part of this build yet', {
+        hint: 'serve HTTP: leave out --mcp (or add --http)',
+      }),
+    ]);
   const logger = loggerFromEnv(env);
   const limits = limitsFromEnv(env);
   // The first load and every reload read the same settings (backend overrides, SVC_BACKEND_URL_*, checks).
   const loadOptions = { extraChecks: [teachabilityCheck], backendOverrides: parseBackendFlags(flags.backend), env };
   const loaded = await loadFromFlags(flags, loadOptions);
   reportProblems(loaded);
-  if (loaded.registry.size === 0) throw new SvcFailure([svcError('catalog_dir_empty', 'no catalog could be loaded', { hint: 'pack catalogs with `svc pack <src> --out <dir>` and pass --catalog-dir <dir>' })]);
+  if (loaded.registry.size === 0)
+    throw new SvcFailure([
+      svcError('catalog_dir_empty', 'no catalog could be loaded', {
+        hint: 'pack catalogs with `svc pack <src> --out <dir>` and pass --catalog-dir <dir>',
+      }),
+    ]);
   const auth = await inboundAuthFromEnv(env);
   const settings = artifactSettingsFromEnv(env);
   const artifacts = await storeFromUrl(settings.url, { ...settings, logger });
@@ -84,27 +120,52 @@ export async function startServe(flags: ServeFlags, env: Record<string, string |
     ...(env.SVC_CONTROL_PLANE_SECRET ? { controlPlaneSecret: env.SVC_CONTROL_PLANE_SECRET } : {}),
     logger,
   });
-  out(`loaded ${loaded.registry.size} catalog${loaded.registry.size === 1 ? '' : 's'}:\n${describeRegistry(loaded.registry)}`);
-  logger.info('catalogs loaded', { entries: loaded.registry.list().map((e) => `${e.entry_id} v${e.version} ${e.cgs_hash.slice(0, 12)}`), problems: loaded.problems.map((p) => p.code) });
+  out(
+    `loaded ${loaded.registry.size} catalog${loaded.registry.size === 1 ? '' : 's'}:\n${describeRegistry(loaded.registry)}`,
+  );
+  logger.info('catalogs loaded', {
+    entries: loaded.registry.list().map((e) => `${e.entry_id} v${e.version} ${e.cgs_hash.slice(0, 12)}`),
+    problems: loaded.problems.map((p) => p.code),
+  });
   const listening = await listen(app, flags.port, flags.host);
   logger.info('listening', { url: listening.url, auth: auth.mode });
-  out(`inbound auth: ${auth.mode}${auth.mode === 'off' ? '' : ` (${[auth.config.jwtSecret ? 'JWT HS256' : '', auth.config.apiKeys ? `${auth.config.apiKeys.length} API keys` : ''].filter(Boolean).join(', ')})`}\n`);
+  out(
+    `inbound auth: ${auth.mode}${auth.mode === 'off' ? '' : ` (${[auth.config.jwtSecret ? 'JWT HS256' : '', auth.config.apiKeys ? `${auth.config.apiKeys.length} API keys` : ''].filter(Boolean).join(', ')})`}\n`,
+  );
   out(`svc HTTP listening on ${listening.url}\n`);
   if (flags.mcp) out('note: the MCP surface is not part of this build yet; only the HTTP routes answer\n');
-  return { listening, app, stop: async () => { await listening.close(limits.shutdownGraceMs); await artifacts.close(); } };
+  return {
+    listening,
+    app,
+    stop: async () => {
+      await listening.close(limits.shutdownGraceMs);
+      await artifacts.close();
+    },
+  };
 }
 
 /** SVC_LOG_LEVEL (debug, info, warn, error; default info): JSON lines on stderr, pretty on a terminal. */
 export function loggerFromEnv(env: Record<string, string | undefined>): Logger {
   const level = (env.SVC_LOG_LEVEL ?? '').trim() || 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new SvcFailure([svcError('bad_arguments', `SVC_LOG_LEVEL=${JSON.stringify(level.slice(0, 20))} is not debug, info, warn or error`, { hint: 'unset it for info' })]);
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new SvcFailure([
+      svcError(
+        'bad_arguments',
+        `SVC_LOG_LEVEL=${JSON.stringify(level.slice(0, 20))} is not debug, info, warn or error`,
+        { hint: 'unset it for info' },
+      ),
+    ]);
   return createLogger({ level: level as LogLevel });
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
 export function untilSignal(): Promise<void> {
   return new Promise((resolve) => {
-    const done = () => { process.off('SIGINT', done); process.off('SIGTERM', done); resolve(); };
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });

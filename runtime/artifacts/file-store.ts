@@ -35,7 +35,10 @@ export class FileArtifactStore implements ArtifactStore {
   private timer: NodeJS.Timeout | undefined;
   private collecting = false;
 
-  private constructor(readonly dir: string, opts: StoreOptions) {
+  private constructor(
+    readonly dir: string,
+    opts: StoreOptions,
+  ) {
     this.logger = opts.logger;
     this.retentionMs = opts.retentionSecs * 1000;
     this.now = opts.now ?? Date.now;
@@ -97,7 +100,13 @@ export class FileArtifactStore implements ArtifactStore {
     if ('pr' + sha256Hex(bytes) !== id) return undefined;
     try {
       const v = JSON.parse(bytes.toString('utf8')) as unknown;
-      if (v === null || typeof v !== 'object' || Array.isArray(v) || (v as { format?: unknown }).format !== SNAPSHOT_FORMAT) return undefined;
+      if (
+        v === null ||
+        typeof v !== 'object' ||
+        Array.isArray(v) ||
+        (v as { format?: unknown }).format !== SNAPSHOT_FORMAT
+      )
+        return undefined;
       return v as RunSnapshot;
     } catch {
       return undefined;
@@ -120,11 +129,13 @@ export class FileArtifactStore implements ArtifactStore {
     const tmpAge = Math.min(this.retentionMs, STALE_TMP_MS);
     let removed = 0;
     for (let i = 0; i < names.length; i += GC_BATCH) {
-      const done = await Promise.all(names.slice(i, i + GC_BATCH).map(async (name) => {
-        const snapshot = SNAPSHOT_FILE.test(name);
-        if (!snapshot && (!TMP_FILE.test(name) || this.writing.has(name))) return false;
-        return (await this.removeIfOlder(name, now - (snapshot ? this.retentionMs : tmpAge))) && snapshot;
-      }));
+      const done = await Promise.all(
+        names.slice(i, i + GC_BATCH).map(async (name) => {
+          const snapshot = SNAPSHOT_FILE.test(name);
+          if (!snapshot && (!TMP_FILE.test(name) || this.writing.has(name))) return false;
+          return (await this.removeIfOlder(name, now - (snapshot ? this.retentionMs : tmpAge))) && snapshot;
+        }),
+      );
       removed += done.filter(Boolean).length;
     }
     return removed;
@@ -151,8 +162,15 @@ export class FileArtifactStore implements ArtifactStore {
     this.gc()
       .then((removed) => this.logger?.debug('artifact gc pass', { store: 'file', removed }))
       // The next tick tries again; a GC failure never takes the process down.
-      .catch((e: unknown) => this.logger?.warn('artifact gc pass failed', { store: 'file', error: (e as NodeJS.ErrnoException)?.code ?? String(e) }))
-      .finally(() => { this.collecting = false; });
+      .catch((e: unknown) =>
+        this.logger?.warn('artifact gc pass failed', {
+          store: 'file',
+          error: (e as NodeJS.ErrnoException)?.code ?? String(e),
+        }),
+      )
+      .finally(() => {
+        this.collecting = false;
+      });
   }
 
   stats(): StoreStats {

@@ -25,9 +25,14 @@ export class MemoryArtifactStore implements ArtifactStore {
     this.retentionMs = opts.retentionSecs * 1000;
     this.maxBytes = opts.memoryMaxBytes ?? DEFAULT_MEMORY_MAX_BYTES;
     this.now = opts.now ?? Date.now;
-    this.timer = setInterval(() => {
-      void this.gc().then((removed) => opts.logger?.debug('artifact gc pass', { store: 'memory', removed, held: this.items.size, bytes: this.held }));
-    }, Math.min(MAX_TIMER_MS, opts.gcIntervalSecs * 1000));
+    this.timer = setInterval(
+      () => {
+        void this.gc().then((removed) =>
+          opts.logger?.debug('artifact gc pass', { store: 'memory', removed, held: this.items.size, bytes: this.held }),
+        );
+      },
+      Math.min(MAX_TIMER_MS, opts.gcIntervalSecs * 1000),
+    );
     this.timer.unref();
   }
 

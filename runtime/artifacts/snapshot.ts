@@ -101,7 +101,9 @@ export interface SnapshotExtra {
 export const PROGRAM_TEXT_MAX = 16 * 1024;
 
 function storedError(e: { code: string; message: string; hint?: string }): SnapshotError {
-  return e.hint !== undefined ? { code: e.code, message: e.message, hint: e.hint } : { code: e.code, message: e.message };
+  return e.hint !== undefined
+    ? { code: e.code, message: e.message, hint: e.hint }
+    : { code: e.code, message: e.message };
 }
 
 /**

@@ -22,13 +22,20 @@ export async function storeFromUrl(url: string | undefined, opts: StoreOptions):
   if (!u) return new MemoryArtifactStore(opts);
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(u)?.[1]?.toLowerCase();
   if (scheme === 'memory') {
-    if (!/^memory:(\/\/)?$/i.test(u)) throw failure('bad_arguments', 'SVC_RUN_ARTIFACTS_URL: a memory store takes no path or host', 'write memory: (or leave the variable unset)');
+    if (!/^memory:(\/\/)?$/i.test(u))
+      throw failure(
+        'bad_arguments',
+        'SVC_RUN_ARTIFACTS_URL: a memory store takes no path or host',
+        'write memory: (or leave the variable unset)',
+      );
     return new MemoryArtifactStore(opts);
   }
   if (scheme === 'file') return FileArtifactStore.open(fileDir(u), opts);
   throw failure(
     'unsupported_store',
-    scheme ? `SVC_RUN_ARTIFACTS_URL uses the scheme \`${scheme}:\`, which this build does not support` : 'SVC_RUN_ARTIFACTS_URL is not a URL with a scheme',
+    scheme
+      ? `SVC_RUN_ARTIFACTS_URL uses the scheme \`${scheme}:\`, which this build does not support`
+      : 'SVC_RUN_ARTIFACTS_URL is not a URL with a scheme',
     `use ${SUPPORTED}`,
   );
 }
@@ -37,9 +44,15 @@ function fileDir(u: string): string {
   let dir: string | undefined;
   try {
     if (u.toLowerCase().startsWith('file://')) dir = fileURLToPath(u);
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   if (!dir || !isAbsolute(dir) || parse(dir).root === dir) {
-    throw failure('bad_arguments', 'SVC_RUN_ARTIFACTS_URL: the file URL does not name an absolute local directory', 'write file:///absolute/dir (three slashes; no host, no relative path, not the filesystem root)');
+    throw failure(
+      'bad_arguments',
+      'SVC_RUN_ARTIFACTS_URL: the file URL does not name an absolute local directory',
+      'write file:///absolute/dir (three slashes; no host, no relative path, not the filesystem root)',
+    );
   }
   return dir;
 }

@@ -70,19 +70,37 @@ export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
 export function artifactSettingsFromEnv(env: Record<string, string | undefined>): ArtifactSettings {
   const errors: SvcError[] = [];
   const retentionSecs = positive(env, 'SVC_RUN_ARTIFACTS_RETENTION_SECS', DEFAULT_RETENTION_SECS, 'seconds', errors);
-  const gcIntervalSecs = positive(env, 'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS', DEFAULT_GC_INTERVAL_SECS, 'seconds', errors);
+  const gcIntervalSecs = positive(
+    env,
+    'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS',
+    DEFAULT_GC_INTERVAL_SECS,
+    'seconds',
+    errors,
+  );
   const memoryMaxBytes = positive(env, 'SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES', DEFAULT_MEMORY_MAX_BYTES, 'bytes', errors);
   if (errors.length) throw new SvcFailure(errors);
   const url = env.SVC_RUN_ARTIFACTS_URL?.trim();
   return { url: url ? url : undefined, retentionSecs, gcIntervalSecs, memoryMaxBytes };
 }
 
-function positive(env: Record<string, string | undefined>, name: string, fallback: number, unit: string, errors: SvcError[]): number {
+function positive(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  unit: string,
+  errors: SvcError[],
+): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n <= 0) {
-    errors.push(svcError('bad_arguments', `${name}=${JSON.stringify(raw.slice(0, 40))} is not a positive whole number of ${unit}`, { hint: `set ${name} to an integer ≥ 1 (default ${fallback}), or unset it` }));
+    errors.push(
+      svcError(
+        'bad_arguments',
+        `${name}=${JSON.stringify(raw.slice(0, 40))} is not a positive whole number of ${unit}`,
+        { hint: `set ${name} to an integer ≥ 1 (default ${fallback}), or unset it` },
+      ),
+    );
     return fallback;
   }
   return n;

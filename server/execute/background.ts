@@ -28,7 +28,14 @@ export interface BackgroundDeps {
   now: () => number;
   logger: Logger;
   /** Store a finished run and mint its page handles: what a run leaves in its session. */
-  finish(s: SessionState, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program: string | undefined): Promise<{ run_id: string; blocks: ResultBlock[] }>;
+  finish(
+    s: SessionState,
+    plan: Plan,
+    commit_id: string,
+    run: RunResult,
+    startedAt: Date,
+    program: string | undefined,
+  ): Promise<{ run_id: string; blocks: ResultBlock[] }>;
 }
 
 /** How a live run was let through the gate: whether writes were accepted, and its call cap. */
@@ -86,58 +93,123 @@ export class Background {
     const mine = [...s.ops.values()].filter((o) => o.state === 'running');
     const cap = this.deps.limits.maxRunningOpsPerSession;
     if (mine.length >= cap) {
-      fail('too_many_operations', `this session already runs ${mine.length} operations (the cap is ${cap}): ${mine.map((o) => o.handle).join(', ')}`, `wait for them with wait(oN) or stop them with cancel(oN) first: ${mine.map((o) => `wait(${o.handle})`).join(', ')}`);
+      fail(
+        'too_many_operations',
+        `this session already runs ${mine.length} operations (the cap is ${cap}): ${mine.map((o) => o.handle).join(', ')}`,
+        `wait for them with wait(oN) or stop them with cancel(oN) first: ${mine.map((o) => `wait(${o.handle})`).join(', ')}`,
+      );
     }
     const total = this.deps.limits.maxRunningOps;
     if (this.live.size >= total) {
-      const hint = mine.length ? `wait for or cancel this session's own: ${mine.map((o) => `wait(${o.handle})`).join(', ')}` : 'run it as a waited run, or try again when operations have ended';
-      fail('too_many_operations', `the server already runs ${this.live.size} background operations (the cap is ${total})`, hint);
+      const hint = mine.length
+        ? `wait for or cancel this session's own: ${mine.map((o) => `wait(${o.handle})`).join(', ')}`
+        : 'run it as a waited run, or try again when operations have ended';
+      fail(
+        'too_many_operations',
+        `the server already runs ${this.live.size} background operations (the cap is ${total})`,
+        hint,
+      );
     }
   }
 
   /** Start the run behind the next `oN` and answer the accept line at once. */
-  async start(s: SessionState, plan: Plan, commit_id: string, how: RunHow, program: string | undefined): Promise<Outcome> {
+  async start(
+    s: SessionState,
+    plan: Plan,
+    commit_id: string,
+    how: RunHow,
+    program: string | undefined,
+  ): Promise<Outcome> {
     const { now, repo } = this.deps;
     const startedAt = new Date(now());
     const desc = await repo.update(s, (st) => {
       this.checkCap(st); // again, inside the transaction: two concurrent starts cannot both pass it
       trimOperations(st.ops, now());
-      const d: OpDescriptor = { handle: `o${++st.counters.o}`, state: 'running', started: now(), steps: plan.steps.length, returns: [...plan.return], progress: {}, version: 0, seen: 0, errors: [] };
+      const d: OpDescriptor = {
+        handle: `o${++st.counters.o}`,
+        state: 'running',
+        started: now(),
+        steps: plan.steps.length,
+        returns: [...plan.return],
+        progress: {},
+        version: 0,
+        seen: 0,
+        errors: [],
+      };
       st.ops.set(d.handle, d);
       return { ...d };
     });
-    const op: LiveOp = { key: { prompt_hash: s.prompt_hash, session: s.session }, handle: desc.handle, controller: new AbortController(), listeners: new Set(), notified: {}, chain: Promise.resolve(), done: Promise.resolve() };
+    const op: LiveOp = {
+      key: { prompt_hash: s.prompt_hash, session: s.session },
+      handle: desc.handle,
+      controller: new AbortController(),
+      listeners: new Set(),
+      notified: {},
+      chain: Promise.resolve(),
+      done: Promise.resolve(),
+    };
     this.live.set(liveKey(op.key, op.handle), op);
     op.done = executePlan(plan, this.deps.registry(), {
-      ...this.deps.runtime, ...runOptions(how), signal: op.controller.signal,
+      ...this.deps.runtime,
+      ...runOptions(how),
+      signal: op.controller.signal,
       onProgress: (e) => {
         op.chain = op.chain
-          .then(() => repo.update(op.key, (st) => { const d = st.ops.get(op.handle); return d ? progressOf(d, e, now(), op.notified) : undefined; }))
-          .then((ev) => { if (ev) notify(op, ev); }, () => { /* the session is gone: nothing to tell */ });
+          .then(() =>
+            repo.update(op.key, (st) => {
+              const d = st.ops.get(op.handle);
+              return d ? progressOf(d, e, now(), op.notified) : undefined;
+            }),
+          )
+          .then(
+            (ev) => {
+              if (ev) notify(op, ev);
+            },
+            () => {
+              /* the session is gone: nothing to tell */
+            },
+          );
       },
-    }).then(async (run) => {
-      const { run_id, blocks } = await this.deps.finish(s, plan, commit_id, run, startedAt, program);
-      await this.end(op, (d) => {
-        d.run_id = run_id;
-        d.blocks = blocks.map(({ rows: _rows, ...b }, i) => ({ ...b, step: run.returns[i]!.step }));
-        d.errors = run.errors;
-        d.state = run.status;
+    })
+      .then(async (run) => {
+        const { run_id, blocks } = await this.deps.finish(s, plan, commit_id, run, startedAt, program);
+        await this.end(op, (d) => {
+          d.run_id = run_id;
+          d.blocks = blocks.map(({ rows: _rows, ...b }, i) => ({ ...b, step: run.returns[i]!.step }));
+          d.errors = run.errors;
+          d.state = run.status;
+        });
+      })
+      .catch(async (e: unknown) => {
+        this.deps.logger.error(
+          `background run ${op.handle} of session ${keyText(op.key)} failed: ${(e as Error)?.stack ?? String(e)}`,
+        );
+        await this.end(op, (d) => {
+          d.errors = [
+            svcError('internal_error', 'the background run failed unexpectedly', {
+              hint: 'this is a bug in svc; the server log has the details',
+            }),
+          ];
+          d.state = 'failed';
+        }).catch(() => {
+          /* the session is gone */
+        });
+      })
+      .finally(() => {
+        op.terminal ??= `? ${op.handle} failed: the session is gone`;
+        notify(op, { kind: 'terminal', line: op.terminal });
+        op.listeners.clear();
+        this.live.delete(liveKey(op.key, op.handle));
+        if (this.live.size === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
-    }).catch(async (e: unknown) => {
-      this.deps.logger.error(`background run ${op.handle} of session ${keyText(op.key)} failed: ${(e as Error)?.stack ?? String(e)}`);
-      await this.end(op, (d) => {
-        d.errors = [svcError('internal_error', 'the background run failed unexpectedly', { hint: 'this is a bug in svc; the server log has the details' })];
-        d.state = 'failed';
-      }).catch(() => { /* the session is gone */ });
-    }).finally(() => {
-      op.terminal ??= `? ${op.handle} failed: the session is gone`;
-      notify(op, { kind: 'terminal', line: op.terminal });
-      op.listeners.clear();
-      this.live.delete(liveKey(op.key, op.handle));
-      if (this.live.size === 0) for (const w of this.idleWaiters.splice(0)) w();
-    });
     const line = opLine(desc, '+', now());
-    return { kind: 'started', results: [], errors: [], text: line, meta: { mode: 'live', commit_id, op: opMeta(desc, '+', line) } };
+    return {
+      kind: 'started',
+      results: [],
+      errors: [],
+      text: line,
+      meta: { mode: 'live', commit_id, op: opMeta(desc, '+', line) },
+    };
   }
 
   /** Write the end of an operation (after its progress writes) and keep its terminal line. */
@@ -163,21 +235,28 @@ export class Background {
 
   private unknown(handle: string, s: SessionState | undefined): never {
     const have = s ? [...s.ops.keys()] : [];
-    return fail('unknown_operation_handle', `\`${handle}\` is not an operation of this session`, `operations are started as background runs; their handles come in the accept line${have.length ? `; this session has ${have.join(', ')}` : ''}`);
+    return fail(
+      'unknown_operation_handle',
+      `\`${handle}\` is not an operation of this session`,
+      `operations are started as background runs; their handles come in the accept line${have.length ? `; this session has ${have.join(', ')}` : ''}`,
+    );
   }
 
   /** wait(oN): a progress line while running; the rows (from the run artifact) once done. */
   async wait(key: SessionKey, handle: string): Promise<Outcome> {
     const now = this.deps.now();
-    const polled = await this.deps.repo.update(key, (st): { ended: OpDescriptor } | { line: string; op: Record<string, string> } => {
-      trimOperations(st.ops, now);
-      const d = st.ops.get(handle) ?? this.unknown(handle, st);
-      if (d.state !== 'running') return { ended: { ...d } };
-      const sign: Sign = d.version !== d.seen ? '~' : '=';
-      d.seen = d.version;
-      const line = opLine(d, sign, now);
-      return { line, op: opMeta(d, sign, line) };
-    });
+    const polled = await this.deps.repo.update(
+      key,
+      (st): { ended: OpDescriptor } | { line: string; op: Record<string, string> } => {
+        trimOperations(st.ops, now);
+        const d = st.ops.get(handle) ?? this.unknown(handle, st);
+        if (d.state !== 'running') return { ended: { ...d } };
+        const sign: Sign = d.version !== d.seen ? '~' : '=';
+        d.seen = d.version;
+        const line = opLine(d, sign, now);
+        return { line, op: opMeta(d, sign, line) };
+      },
+    );
     if ('ended' in polled) return this.terminal(polled.ended);
     return { kind: 'report', results: [], errors: [], text: polled.line, meta: { op: polled.op } };
   }
@@ -186,7 +265,13 @@ export class Background {
   async cancel(key: SessionKey, handle: string): Promise<Outcome> {
     const d = await this.find(key, handle);
     if (d.state === 'running') {
-      const op = this.live.get(liveKey(key, handle)) ?? fail('operation_not_on_replica', `\`${handle}\` runs in another server process`, `poll wait(${handle}) until it ends; a cancel reaches only the process that runs it`);
+      const op =
+        this.live.get(liveKey(key, handle)) ??
+        fail(
+          'operation_not_on_replica',
+          `\`${handle}\` runs in another server process`,
+          `poll wait(${handle}) until it ends; a cancel reaches only the process that runs it`,
+        );
       op.controller.abort();
       await op.done;
     }
@@ -197,8 +282,22 @@ export class Background {
     const sign = terminalSign(d.state);
     const line = opLine(d, sign, this.deps.now());
     const snap = d.run_id ? await this.deps.artifacts.get(d.run_id) : undefined;
-    const results: ResultBlock[] = (d.blocks ?? []).map(({ step, ...b }) => ({ ...b, rows: snap?.steps.find((x) => x.id === step)?.rows ?? [] }));
-    return { kind: 'report', results, errors: d.errors, text: line, meta: { op: opMeta(d, sign, line), ...(d.run_id ? { run_id: d.run_id } : {}), status: d.state, ...(d.errors[0] ? { code: d.errors[0].code } : {}) } };
+    const results: ResultBlock[] = (d.blocks ?? []).map(({ step, ...b }) => ({
+      ...b,
+      rows: snap?.steps.find((x) => x.id === step)?.rows ?? [],
+    }));
+    return {
+      kind: 'report',
+      results,
+      errors: d.errors,
+      text: line,
+      meta: {
+        op: opMeta(d, sign, line),
+        ...(d.run_id ? { run_id: d.run_id } : {}),
+        status: d.state,
+        ...(d.errors[0] ? { code: d.errors[0].code } : {}),
+      },
+    };
   }
 
   /** The operation's current line, and its events while it runs in this process. */
@@ -207,11 +306,23 @@ export class Background {
     const op = this.live.get(liveKey(key, handle));
     const none = () => () => undefined;
     if (op && op.terminal === undefined) {
-      return { line: opLine(d, d.version ? '~' : '+', this.deps.now()), terminal: false, subscribe: (l) => { op.listeners.add(l); return () => op.listeners.delete(l); } };
+      return {
+        line: opLine(d, d.version ? '~' : '+', this.deps.now()),
+        terminal: false,
+        subscribe: (l) => {
+          op.listeners.add(l);
+          return () => op.listeners.delete(l);
+        },
+      };
     }
-    if (d.state === 'running' && !op) return { line: opLine(d, '~', this.deps.now()), terminal: false, subscribe: none };
+    if (d.state === 'running' && !op)
+      return { line: opLine(d, '~', this.deps.now()), terminal: false, subscribe: none };
     const ended = d.state === 'running' ? await this.find(key, handle) : d;
-    return { line: op?.terminal ?? opLine(ended, terminalSign(ended.state), this.deps.now()), terminal: true, subscribe: none };
+    return {
+      line: op?.terminal ?? opLine(ended, terminalSign(ended.state), this.deps.now()),
+      terminal: true,
+      subscribe: none,
+    };
   }
 
   /** How many listeners follow an operation in this process (0 when it does not run here). */
@@ -233,7 +344,12 @@ export class Background {
     const ops = [...this.live.values()];
     for (const op of ops) op.controller.abort();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(ops.map((o) => o.done)), new Promise<void>((r) => { timer = setTimeout(r, waitMs); })]);
+    await Promise.race([
+      Promise.all(ops.map((o) => o.done)),
+      new Promise<void>((r) => {
+        timer = setTimeout(r, waitMs);
+      }),
+    ]);
     clearTimeout(timer);
   }
 }

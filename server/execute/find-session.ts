@@ -14,10 +14,18 @@ export interface Found {
   stale?: SvcError;
 }
 
-export async function findSession(repo: SessionRepository, key: SessionKey, tenant: string, registry: Registry): Promise<Found> {
+export async function findSession(
+  repo: SessionRepository,
+  key: SessionKey,
+  tenant: string,
+  registry: Registry,
+): Promise<Found> {
   const s = await repo.get(key);
   if (!s) throw unknownSession(key);
-  if (s.tenant !== tenant) throw new SvcFailure([svcError('forbidden', 'this execute session belongs to another tenant', { hint: 'open a session of your own' })]);
+  if (s.tenant !== tenant)
+    throw new SvcFailure([
+      svcError('forbidden', 'this execute session belongs to another tenant', { hint: 'open a session of your own' }),
+    ]);
   const stale = staleness(s, registry);
   return stale ? { session: s, stale } : { session: s };
 }
@@ -27,7 +35,11 @@ export function staleness(s: SessionState, registry: Registry): SvcError | undef
   for (const [entryId, hash] of s.pins) {
     const e = registry.get(entryId);
     if (!e || e.cgs_hash !== hash) {
-      return svcError('session_stale', `catalog \`${entryId}\` changed since this session pinned it (${hash.slice(0, 12)} -> ${e ? e.cgs_hash.slice(0, 12) : 'removed'})`, { hint: 'open a new session and learn its symbols again; old symbols may mean something else' });
+      return svcError(
+        'session_stale',
+        `catalog \`${entryId}\` changed since this session pinned it (${hash.slice(0, 12)} -> ${e ? e.cgs_hash.slice(0, 12) : 'removed'})`,
+        { hint: 'open a new session and learn its symbols again; old symbols may mean something else' },
+      );
     }
   }
   return undefined;

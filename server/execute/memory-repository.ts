@@ -5,8 +5,25 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SvcFailure } from '../../common/errors.js';
-import { REPOSITORY_LIMITS, tokenProblem, tooManySessions, unknownSession, type NewSessionInit, type RepositoryLimits, type SessionRepository } from './repository.js';
-import { keyText, newSession, promptHash, runsOperations, type Counter, type PlanToken, type SessionKey, type SessionState } from './state.js';
+import {
+  REPOSITORY_LIMITS,
+  tokenProblem,
+  tooManySessions,
+  unknownSession,
+  type NewSessionInit,
+  type RepositoryLimits,
+  type SessionRepository,
+} from './repository.js';
+import {
+  keyText,
+  newSession,
+  promptHash,
+  runsOperations,
+  type Counter,
+  type PlanToken,
+  type SessionKey,
+  type SessionState,
+} from './state.js';
 
 export class MemorySessionRepository implements SessionRepository {
   /** Every session, least recently used first. */
@@ -15,16 +32,27 @@ export class MemorySessionRepository implements SessionRepository {
   private readonly byTenant = new Map<string, Map<string, SessionState>>();
   private readonly limits: RepositoryLimits;
 
-  constructor(limits: Partial<RepositoryLimits> = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    limits: Partial<RepositoryLimits> = {},
+    private readonly now: () => number = Date.now,
+  ) {
     this.limits = { ...REPOSITORY_LIMITS, ...limits };
   }
 
   async create(init: NewSessionInit): Promise<SessionState> {
     this.sweepNow();
     const mine = this.byTenant.get(init.tenant);
-    if (mine && mine.size >= this.limits.maxSessionsPerTenant) this.evictOne(mine, `this tenant holds ${mine.size} sessions (the cap is ${this.limits.maxSessionsPerTenant})`);
-    if (this.sessions.size >= this.limits.maxSessions) this.evictOne(this.sessions, `the server holds ${this.sessions.size} sessions (the cap is ${this.limits.maxSessions})`);
-    const s = newSession({ prompt_hash: promptHash(init.entry_id, init.intent), session: randomBytes(8).toString('hex') }, { ...init, now: this.now() });
+    if (mine && mine.size >= this.limits.maxSessionsPerTenant)
+      this.evictOne(mine, `this tenant holds ${mine.size} sessions (the cap is ${this.limits.maxSessionsPerTenant})`);
+    if (this.sessions.size >= this.limits.maxSessions)
+      this.evictOne(
+        this.sessions,
+        `the server holds ${this.sessions.size} sessions (the cap is ${this.limits.maxSessions})`,
+      );
+    const s = newSession(
+      { prompt_hash: promptHash(init.entry_id, init.intent), session: randomBytes(8).toString('hex') },
+      { ...init, now: this.now() },
+    );
     const k = keyText(s);
     this.sessions.set(k, s);
     let t = this.byTenant.get(s.tenant);

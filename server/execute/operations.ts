@@ -25,7 +25,8 @@ export interface OpEvent {
 export function applyProgress(op: OpDescriptor, e: ProgressEvent): boolean {
   if (e.kind !== 'step' || !e.step) return false;
   const prev = op.progress[e.step];
-  if (prev && prev.phase === e.phase && prev.pages === e.pages && prev.rows === e.rows && prev.calls === e.calls) return false;
+  if (prev && prev.phase === e.phase && prev.pages === e.pages && prev.rows === e.rows && prev.calls === e.calls)
+    return false;
   op.progress[e.step] = { phase: e.phase, pages: e.pages, rows: e.rows, calls: e.calls };
   op.version++;
   return true;
@@ -36,7 +37,12 @@ export function applyProgress(op: OpDescriptor, e: ProgressEvent): boolean {
  * when the line's counts changed (steps done, pages, rows), else undefined. `notified` holds the
  * counts of the last event pushed.
  */
-export function progressOf(op: OpDescriptor, e: ProgressEvent, now: number, notified: { counts?: string }): OpEvent | undefined {
+export function progressOf(
+  op: OpDescriptor,
+  e: ProgressEvent,
+  now: number,
+  notified: { counts?: string },
+): OpEvent | undefined {
   if (!applyProgress(op, e)) return undefined;
   const c = counts(op);
   if (c === notified.counts) return undefined;
@@ -46,7 +52,9 @@ export function progressOf(op: OpDescriptor, e: ProgressEvent, now: number, noti
 
 /** Steps done, pages fetched, and rows of the returned steps (not of steps that feed others). */
 function counts(op: OpDescriptor): string {
-  let done = 0, rows = 0, pages = 0;
+  let done = 0,
+    rows = 0,
+    pages = 0;
   const returned = new Set(op.returns);
   for (const [id, p] of Object.entries(op.progress)) {
     if (p.phase === 'done') done++;
@@ -64,12 +72,18 @@ function secs(ms: number): string {
 export function opLine(op: OpDescriptor, sign: Sign, now: number): string {
   const h = op.handle;
   switch (sign) {
-    case '+': return `+ ${h} started: ${op.steps} step${op.steps === 1 ? '' : 's'} in the background; poll wait(${h}) every 3-5 s, or cancel(${h})`;
-    case '~': return `~ ${h} running: ${counts(op)}, ${secs(now - op.started)}; poll wait(${h}) again in 3-5 s`;
-    case '=': return `= ${h} running, unchanged since the last poll: ${counts(op)}, ${secs(now - op.started)}; poll wait(${h}) again in 3-5 s`;
-    case '!': return `! ${h} succeeded: ${counts(op)} in ${secs((op.ended ?? now) - op.started)}`;
-    case 'x': return `x ${h} cancelled after ${counts(op)}`;
-    case '?': return `? ${h} failed: ${op.errors[0] ? `${op.errors[0].code}: ${op.errors[0].message}` : 'unknown error'}`;
+    case '+':
+      return `+ ${h} started: ${op.steps} step${op.steps === 1 ? '' : 's'} in the background; poll wait(${h}) every 3-5 s, or cancel(${h})`;
+    case '~':
+      return `~ ${h} running: ${counts(op)}, ${secs(now - op.started)}; poll wait(${h}) again in 3-5 s`;
+    case '=':
+      return `= ${h} running, unchanged since the last poll: ${counts(op)}, ${secs(now - op.started)}; poll wait(${h}) again in 3-5 s`;
+    case '!':
+      return `! ${h} succeeded: ${counts(op)} in ${secs((op.ended ?? now) - op.started)}`;
+    case 'x':
+      return `x ${h} cancelled after ${counts(op)}`;
+    case '?':
+      return `? ${h} failed: ${op.errors[0] ? `${op.errors[0].code}: ${op.errors[0].message}` : 'unknown error'}`;
   }
 }
 
@@ -88,7 +102,9 @@ export function opMeta(op: OpDescriptor, sign: Sign, line: string): Record<strin
  * that just ended is never dropped for older ones) or older than their TTL.
  */
 export function trimOperations(ops: Map<string, OpDescriptor>, now: number): void {
-  const terminal = [...ops.values()].filter((o) => o.state !== 'running').sort((a, b) => (a.ended ?? 0) - (b.ended ?? 0));
+  const terminal = [...ops.values()]
+    .filter((o) => o.state !== 'running')
+    .sort((a, b) => (a.ended ?? 0) - (b.ended ?? 0));
   const excess = terminal.length - TERMINAL_OPS_KEPT;
   terminal.forEach((o, i) => {
     if (i < excess || (o.ended !== undefined && now - o.ended > TERMINAL_OP_TTL_MS)) ops.delete(o.handle);

@@ -18,7 +18,13 @@ export interface SvcMeta {
   commit_id?: string;
   plan_commit_ref?: string;
   dry_verdict?: string;
-  dry_review?: { verdict: string; flow: string | string[]; mutations: number; max_calls: number | null; summary: string };
+  dry_review?: {
+    verdict: string;
+    flow: string | string[];
+    mutations: number;
+    max_calls: number | null;
+    summary: string;
+  };
   run_id?: string;
   status?: string;
   domain_revision?: number;

@@ -40,20 +40,36 @@ export function mintPage(st: SessionState, state: PageState, entity: string): st
 export function pageHandleName(s: SessionState, text: string): string {
   const m = LOGICAL_PAGE.exec(text);
   if (!m) return text;
-  if (!s.logical.includes(m[1]!)) fail('unknown_page_handle', `\`${quote(text)}\` names the logical session ${m[1]}, which is not bound to this session`, 'use the handle printed in a "more" line of a result of this session');
+  if (!s.logical.includes(m[1]!))
+    fail(
+      'unknown_page_handle',
+      `\`${quote(text)}\` names the logical session ${m[1]}, which is not bound to this session`,
+      'use the handle printed in a "more" line of a result of this session',
+    );
   return m[2]!;
 }
 
 /** page(pgN)[...]: the next page of a result. A failed fetch leaves the handle as it was, for a retry. */
 export async function continuePageHandle(s: SessionState, c: ContinuationStmt, deps: PageDeps): Promise<Outcome> {
   const name = pageHandleName(s, c.handle.text);
-  const entry = s.pages.get(name) ?? fail('unknown_page_handle', `\`${quote(c.handle.text)}\` is not a page handle of this session`, 'use the pgN printed in a "more" line of a result of this session');
+  const entry =
+    s.pages.get(name) ??
+    fail(
+      'unknown_page_handle',
+      `\`${quote(c.handle.text)}\` is not a page handle of this session`,
+      'use the pgN printed in a "more" line of a result of this session',
+    );
   let projection = entry.projection;
   if (c.kind === 'page' && c.projection) {
     const [api, entityName] = entry.entity.split(':') as [string, string];
     const fields = deps.registry.entity(api, entityName)?.fields.map((f) => f.name) ?? [];
     const bad = c.projection.fields.find((f) => !fields.includes(f.text));
-    if (bad) fail('projection_unknown_field', `${entry.entity} has no field \`${quote(bad.text)}\``, `fields: ${fields.join(', ')}`);
+    if (bad)
+      fail(
+        'projection_unknown_field',
+        `${entry.entity} has no field \`${quote(bad.text)}\``,
+        `fields: ${fields.join(', ')}`,
+      );
     projection = c.projection.fields.map((f) => f.text);
   }
   const { used: _used, entity, next: _next, ...page } = entry;

@@ -53,7 +53,10 @@ export class PlanCache {
     if (bytes > this.maxItemBytes) return;
     const k = key(s, program);
     const old = this.items.get(k);
-    if (old) { this.items.delete(k); this.held -= old.bytes; }
+    if (old) {
+      this.items.delete(k);
+      this.held -= old.bytes;
+    }
     this.items.set(k, { registry, compiled, bytes });
     this.held += bytes;
     for (const [oldest, item] of this.items) {

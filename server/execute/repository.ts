@@ -61,24 +61,55 @@ export interface RepositoryLimits {
   maxSessionsPerTenant: number;
 }
 
-export const REPOSITORY_LIMITS: RepositoryLimits = { idleMs: 60 * 60 * 1000, maxSessions: 10_000, maxSessionsPerTenant: 1_000 };
+export const REPOSITORY_LIMITS: RepositoryLimits = {
+  idleMs: 60 * 60 * 1000,
+  maxSessions: 10_000,
+  maxSessionsPerTenant: 1_000,
+};
 
 /** What is wrong with spending `token` (named `ref`) on `commit_id` at `now`; undefined when it may be spent. */
-export function tokenProblem(ref: string, token: PlanToken | undefined, commit_id: string, now: number): SvcError | undefined {
-  if (!token) return svcError('plan_token_unknown', `\`${ref}\` is not a plan token of this session`, { hint: 'dry-run the program to get a pcN' });
-  if (now - token.minted_at > PLAN_TOKEN_TTL_MS) return svcError('plan_token_expired', `\`${ref}\` expired (plan tokens live 10 minutes)`, { hint: 'dry-run the program again' });
-  if (token.commit_id !== commit_id) return svcError('plan_token_mismatch', `\`${ref}\` was minted for another plan (${token.commit_id.slice(0, 12)}, this program is ${commit_id.slice(0, 12)})`, { hint: 'send the program exactly as it was dry-run, or dry-run this one' });
-  if (token.consumed_at !== undefined) return svcError('plan_token_consumed', `\`${ref}\` was already used for a live run`, { hint: 'a token of a plan with writes runs once; dry-run again to run it again' });
+export function tokenProblem(
+  ref: string,
+  token: PlanToken | undefined,
+  commit_id: string,
+  now: number,
+): SvcError | undefined {
+  if (!token)
+    return svcError('plan_token_unknown', `\`${ref}\` is not a plan token of this session`, {
+      hint: 'dry-run the program to get a pcN',
+    });
+  if (now - token.minted_at > PLAN_TOKEN_TTL_MS)
+    return svcError('plan_token_expired', `\`${ref}\` expired (plan tokens live 10 minutes)`, {
+      hint: 'dry-run the program again',
+    });
+  if (token.commit_id !== commit_id)
+    return svcError(
+      'plan_token_mismatch',
+      `\`${ref}\` was minted for another plan (${token.commit_id.slice(0, 12)}, this program is ${commit_id.slice(0, 12)})`,
+      { hint: 'send the program exactly as it was dry-run, or dry-run this one' },
+    );
+  if (token.consumed_at !== undefined)
+    return svcError('plan_token_consumed', `\`${ref}\` was already used for a live run`, {
+      hint: 'a token of a plan with writes runs once; dry-run again to run it again',
+    });
   return undefined;
 }
 
 /** The `unknown_session` failure of an address. */
 export function unknownSession(key: SessionKey): SvcFailure {
   const short = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
-  return new SvcFailure([svcError('unknown_session', `no execute session ${short(key.prompt_hash)}/${short(key.session)}`, { hint: 'open a new session (an entry_id and its seeds); sessions idle for an hour are dropped' })]);
+  return new SvcFailure([
+    svcError('unknown_session', `no execute session ${short(key.prompt_hash)}/${short(key.session)}`, {
+      hint: 'open a new session (an entry_id and its seeds); sessions idle for an hour are dropped',
+    }),
+  ]);
 }
 
 /** The `too_many_sessions` failure. */
 export function tooManySessions(why: string): SvcFailure {
-  return new SvcFailure([svcError('too_many_sessions', `no new session: ${why}, and each of them runs a background operation`, { hint: 'reuse an open session, or wait for (or cancel) background operations first' })]);
+  return new SvcFailure([
+    svcError('too_many_sessions', `no new session: ${why}, and each of them runs a background operation`, {
+      hint: 'reuse an open session, or wait for (or cancel) background operations first',
+    }),
+  ]);
 }

@@ -86,9 +86,18 @@ export class ExecuteService {
     this.backgroundHttp = deps.backgroundHttp ?? new PooledHttpClient();
     this.teach = new Teacher(deps.registry, deps.sessions);
     this.background = new Background({
-      registry: deps.registry, repo: deps.sessions, artifacts: deps.artifacts,
-      runtime: { ...deps.runtime, http: this.backgroundHttp, deadlineMs: this.limits.backgroundDeadlineMs, background: true },
-      limits: this.limits, now: this.now, logger: this.logger,
+      registry: deps.registry,
+      repo: deps.sessions,
+      artifacts: deps.artifacts,
+      runtime: {
+        ...deps.runtime,
+        http: this.backgroundHttp,
+        deadlineMs: this.limits.backgroundDeadlineMs,
+        background: true,
+      },
+      limits: this.limits,
+      now: this.now,
+      logger: this.logger,
       finish: (s, plan, commit_id, run, startedAt, program) => this.finish(s, plan, commit_id, run, startedAt, program),
     });
   }
@@ -122,9 +131,15 @@ export class ExecuteService {
     let compiled = this.plans.get(s, req.program, registry);
     if (!compiled) {
       const c = this.compile(req.program, s, registry);
-      if (c.kind === 'error') return { kind: 'result', results: [], errors: c.diagnostics, meta: { code: c.diagnostics[0]?.code } };
+      if (c.kind === 'error')
+        return { kind: 'result', results: [], errors: c.diagnostics, meta: { code: c.diagnostics[0]?.code } };
       if (c.kind === 'continuation') {
-        if (req.mode === 'plan') fail('bad_arguments', `\`${c.continuation.kind}(${quote(c.continuation.handle.text)})\` is a continuation: it has no dry-run`, 'send it as a live program');
+        if (req.mode === 'plan')
+          fail(
+            'bad_arguments',
+            `\`${c.continuation.kind}(${quote(c.continuation.handle.text)})\` is a continuation: it has no dry-run`,
+            'send it as a live program',
+          );
         return this.continuation(s, c.continuation);
       }
       compiled = { plan: c.plan, commit_id: c.commit_id, review: c.review };
@@ -141,26 +156,48 @@ export class ExecuteService {
     try {
       return compileProgram(program, { registry, symbols: s.symbols, maxCalls: this.limits.maxVendorCalls });
     } catch (e) {
-      this.logger.error(`the compiler failed on a program of ${program.length} characters in session ${s.prompt_hash}/${s.session}: ${(e as Error)?.stack ?? String(e)}`);
-      return { kind: 'error', diagnostics: [svcError('internal_error', 'the compiler failed on this program', { hint: 'this is a bug in svc; the server log has the details' })] };
+      this.logger.error(
+        `the compiler failed on a program of ${program.length} characters in session ${s.prompt_hash}/${s.session}: ${(e as Error)?.stack ?? String(e)}`,
+      );
+      return {
+        kind: 'error',
+        diagnostics: [
+          svcError('internal_error', 'the compiler failed on this program', {
+            hint: 'this is a bug in svc; the server log has the details',
+          }),
+        ],
+      };
     }
   }
 
   private staleProgram(s: SessionState, req: ProgramRequest, stale: SvcError): Promise<Outcome> {
     const parsed = parseProgram(req.program).program;
     const only = parsed?.statements.length === 1 ? parsed.statements[0] : undefined;
-    if (req.mode !== 'plan' && only && (only.kind === 'wait' || only.kind === 'cancel')) return this.continuation(s, only);
+    if (req.mode !== 'plan' && only && (only.kind === 'wait' || only.kind === 'cancel'))
+      return this.continuation(s, only);
     throw new SvcFailure([stale]);
   }
 
   private checkPins(s: SessionState, plan: Plan): void {
     for (const api of Object.keys(planCatalogs(plan))) {
-      if (!s.pins.has(api)) fail('catalog_not_in_session', `the program uses catalog \`${api}\`, which this session has not loaded`, `add a seed of it to the session's context first, for example ${api}:<Entity>`);
+      if (!s.pins.has(api))
+        fail(
+          'catalog_not_in_session',
+          `the program uses catalog \`${api}\`, which this session has not loaded`,
+          `add a seed of it to the session's context first, for example ${api}:<Entity>`,
+        );
     }
   }
 
   /** The review gate, then a live run: answered when done, or in the background with `wait: false`. */
-  async runPlan(s: SessionState, plan: Plan, commit_id: string, review: Review, req: RunRequest, program?: string): Promise<Outcome> {
+  async runPlan(
+    s: SessionState,
+    plan: Plan,
+    commit_id: string,
+    review: Review,
+    req: RunRequest,
+    program?: string,
+  ): Promise<Outcome> {
     // The cap is checked before the gate, so a refused start does not spend a write's pcN.
     if (!req.wait) this.background.checkCap(s);
     const accepted = await this.gate(s, commit_id, review, req);
@@ -185,10 +222,21 @@ export class ExecuteService {
       trimMap(st.tokens, SESSION_HOLDS.maxTokens);
       return name;
     });
-    const dry_review = { verdict: review.verdict, flow: review.flow, mutations: review.mutations, max_calls: review.max_calls, summary: review.text };
-    const next = review.verdict === 'proceed' ? 'it runs as is: send it again as a live program' : `run it with its token ${ref} within 10 minutes`;
+    const dry_review = {
+      verdict: review.verdict,
+      flow: review.flow,
+      mutations: review.mutations,
+      max_calls: review.max_calls,
+      summary: review.text,
+    };
+    const next =
+      review.verdict === 'proceed'
+        ? 'it runs as is: send it again as a live program'
+        : `run it with its token ${ref} within 10 minutes`;
     return {
-      kind: 'result', results: [], errors: [],
+      kind: 'result',
+      results: [],
+      errors: [],
       text: `dry-run ${ref}: ${review.verdict}${review.mutations ? `, ${review.mutations} write${review.mutations === 1 ? '' : 's'}` : ''}${review.flow === 'clean' ? '' : `, flow: ${(review.flow as string[]).join(', ')}`}; ${next}\n${review.text}`,
       meta: { mode: 'plan', commit_id, plan_commit_ref: ref, dry_verdict: review.verdict, dry_review },
     };
@@ -200,25 +248,57 @@ export class ExecuteService {
    * atomically. Without one, a plan with verdict `proceed` runs, and any other needs `force`.
    * Returns whether the caller accepted the plan (writes run only then).
    */
-  private async gate(s: SessionState, commit_id: string, review: Review, req: Pick<RunRequest, 'force' | 'plan_commit_ref'>): Promise<boolean> {
+  private async gate(
+    s: SessionState,
+    commit_id: string,
+    review: Review,
+    req: Pick<RunRequest, 'force' | 'plan_commit_ref'>,
+  ): Promise<boolean> {
     if (req.plan_commit_ref !== undefined) {
       await this.deps.sessions.spendToken(s, req.plan_commit_ref, commit_id, this.now());
       return true;
     }
     if (req.force) return true;
     if (review.verdict === 'proceed') return false;
-    const why = review.mutations ? `${review.mutations} write${review.mutations === 1 ? '' : 's'}` : (review.flow as string[]).join(', ');
-    return fail('review_required', `this plan needs review (${why}) before it runs`, 'dry-run it, then run the same program with the pcN the dry-run returns (or with force)');
+    const why = review.mutations
+      ? `${review.mutations} write${review.mutations === 1 ? '' : 's'}`
+      : (review.flow as string[]).join(', ');
+    return fail(
+      'review_required',
+      `this plan needs review (${why}) before it runs`,
+      'dry-run it, then run the same program with the pcN the dry-run returns (or with force)',
+    );
   }
 
-  private async live(s: SessionState, plan: Plan, commit_id: string, how: RunHow, program: string | undefined, req: Pick<RunRequest, 'signal' | 'onProgress'>): Promise<Outcome> {
+  private async live(
+    s: SessionState,
+    plan: Plan,
+    commit_id: string,
+    how: RunHow,
+    program: string | undefined,
+    req: Pick<RunRequest, 'signal' | 'onProgress'>,
+  ): Promise<Outcome> {
     const startedAt = new Date(this.now());
     const signal = req.signal ? AbortSignal.any([req.signal, this.stopping.signal]) : this.stopping.signal;
-    const run = await executePlan(plan, this.registry, { ...this.deps.runtime, ...runOptions(how), signal, ...(req.onProgress ? { onProgress: req.onProgress } : {}) });
+    const run = await executePlan(plan, this.registry, {
+      ...this.deps.runtime,
+      ...runOptions(how),
+      signal,
+      ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+    });
     const { run_id, blocks, warning } = await this.finish(s, plan, commit_id, run, startedAt, program);
     return {
-      kind: 'result', results: blocks, errors: run.errors, ...(warning ? { warnings: [warning] } : {}),
-      meta: { mode: 'live', commit_id, ...(run_id ? { run_id } : {}), status: run.status, ...(run.errors[0] ? { code: run.errors[0].code } : {}) },
+      kind: 'result',
+      results: blocks,
+      errors: run.errors,
+      ...(warning ? { warnings: [warning] } : {}),
+      meta: {
+        mode: 'live',
+        commit_id,
+        ...(run_id ? { run_id } : {}),
+        status: run.status,
+        ...(run.errors[0] ? { code: run.errors[0].code } : {}),
+      },
     };
   }
 
@@ -227,14 +307,31 @@ export class ExecuteService {
    * that fails (the run may have written to the vendor) is logged and answered as a warning with
    * the run's own result, never as a failure that would hide what the run did.
    */
-  private async finish(s: SessionState, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program: string | undefined): Promise<{ run_id: string; blocks: ResultBlock[]; warning?: SvcError }> {
+  private async finish(
+    s: SessionState,
+    plan: Plan,
+    commit_id: string,
+    run: RunResult,
+    startedAt: Date,
+    program: string | undefined,
+  ): Promise<{ run_id: string; blocks: ResultBlock[]; warning?: SvcError }> {
     let run_id = '';
     let warning: SvcError | undefined;
     try {
-      run_id = await this.deps.artifacts.put(snapshotOf(plan, commit_id, run, { ...(program !== undefined ? { program } : {}), startedAt, session: { prompt_hash: s.prompt_hash, session: s.session, tenant: s.tenant } }));
+      run_id = await this.deps.artifacts.put(
+        snapshotOf(plan, commit_id, run, {
+          ...(program !== undefined ? { program } : {}),
+          startedAt,
+          session: { prompt_hash: s.prompt_hash, session: s.session, tenant: s.tenant },
+        }),
+      );
     } catch (e) {
-      this.logger.error(`the run artifact of session ${s.prompt_hash}/${s.session} could not be stored: ${(e as Error)?.message ?? String(e)}`);
-      warning = svcError('run_not_stored', 'the run completed but its artifact could not be stored', { hint: 'the rows above are the run\'s result; it is not listed in the session\'s runs' });
+      this.logger.error(
+        `the run artifact of session ${s.prompt_hash}/${s.session} could not be stored: ${(e as Error)?.message ?? String(e)}`,
+      );
+      warning = svcError('run_not_stored', 'the run completed but its artifact could not be stored', {
+        hint: "the rows above are the run's result; it is not listed in the session's runs",
+      });
     }
     const blocks = await this.deps.sessions.update(s, (st) => {
       const out = run.returns.map((r) => {
@@ -244,7 +341,13 @@ export class ExecuteService {
         return b;
       });
       if (run_id) {
-        st.runs.push({ run_id, commit_id, status: run.status, at: startedAt.toISOString(), rows: out.reduce((n, b) => n + b.rows.length, 0) });
+        st.runs.push({
+          run_id,
+          commit_id,
+          status: run.status,
+          at: startedAt.toISOString(),
+          rows: out.reduce((n, b) => n + b.rows.length, 0),
+        });
         if (st.runs.length > SESSION_HOLDS.maxRuns) st.runs.splice(0, st.runs.length - SESSION_HOLDS.maxRuns);
       }
       return out;
@@ -253,7 +356,12 @@ export class ExecuteService {
   }
 
   private continuation(s: SessionState, c: ContinuationStmt): Promise<Outcome> {
-    if (c.kind === 'page') return continuePageHandle(s, c, { registry: this.registry, repo: this.deps.sessions, runtime: { ...this.deps.runtime, signal: this.stopping.signal } });
+    if (c.kind === 'page')
+      return continuePageHandle(s, c, {
+        registry: this.registry,
+        repo: this.deps.sessions,
+        runtime: { ...this.deps.runtime, signal: this.stopping.signal },
+      });
     return c.kind === 'wait' ? this.background.wait(s, c.handle.text) : this.background.cancel(s, c.handle.text);
   }
 
@@ -279,8 +387,18 @@ export class ExecuteService {
    */
   async storedRun(key: SessionKey, tenant: string, runId: string): Promise<RunSnapshot> {
     const snap = isArtifactId(runId) ? await this.deps.artifacts.get(runId) : undefined;
-    const mine = snap?.session?.prompt_hash === key.prompt_hash && snap.session.session === key.session && (snap.session.tenant ?? '') === tenant;
-    return (mine ? snap : undefined) ?? fail('unknown_run', `no run \`${quote(runId)}\` in this session`, 'the runs of a session are listed with their run ids');
+    const mine =
+      snap?.session?.prompt_hash === key.prompt_hash &&
+      snap.session.session === key.session &&
+      (snap.session.tenant ?? '') === tenant;
+    return (
+      (mine ? snap : undefined) ??
+      fail(
+        'unknown_run',
+        `no run \`${quote(runId)}\` in this session`,
+        'the runs of a session are listed with their run ids',
+      )
+    );
   }
 
   /** Resolves when no background operation runs. */

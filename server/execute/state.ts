@@ -119,11 +119,25 @@ export function promptHash(entryId: string, intent: string): string {
 }
 
 /** A fresh session's state. */
-export function newSession(key: SessionKey, init: { entry_id: string; cgs_hash: string; intent: string; tenant: string; now: number }): SessionState {
+export function newSession(
+  key: SessionKey,
+  init: { entry_id: string; cgs_hash: string; intent: string; tenant: string; now: number },
+): SessionState {
   return {
-    ...key, tenant: init.tenant, intent: init.intent, created_at: init.now, last_used: init.now,
-    pins: new Map([[init.entry_id, init.cgs_hash]]), symbols: new SymbolTable(), teaching: '',
-    tokens: new Map(), pages: new Map(), runs: [], ops: new Map(), logical: [], counters: { pc: -1, pg: 0, o: 0 },
+    ...key,
+    tenant: init.tenant,
+    intent: init.intent,
+    created_at: init.now,
+    last_used: init.now,
+    pins: new Map([[init.entry_id, init.cgs_hash]]),
+    symbols: new SymbolTable(),
+    teaching: '',
+    tokens: new Map(),
+    pages: new Map(),
+    runs: [],
+    ops: new Map(),
+    logical: [],
+    counters: { pc: -1, pg: 0, o: 0 },
   };
 }
 

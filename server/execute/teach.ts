@@ -26,7 +26,10 @@ const fail = (code: SvcError['code'], message: string, hint: string): never => {
 };
 
 export class Teacher {
-  constructor(private readonly registry: () => Registry, private readonly repo: SessionRepository) {}
+  constructor(
+    private readonly registry: () => Registry,
+    private readonly repo: SessionRepository,
+  ) {}
 
   /** Seeds resolved against the loaded catalogs, all or nothing; a bad value is quoted by a short prefix only. */
   parseSeeds(raw: readonly unknown[] | null | undefined, defaultApi: string | undefined): Seed[] {
@@ -38,17 +41,33 @@ export class Teacher {
     raw.forEach((s, i) => {
       const parsed = seedParts(s, defaultApi);
       if (!parsed) {
-        problems.push(svcError('bad_seed', `seed ${i} is not "api:Entity" or {"api": ..., "entity": ...}`, { hint: 'write for example "seeds": ["brewery:Beer"]' }));
+        problems.push(
+          svcError('bad_seed', `seed ${i} is not "api:Entity" or {"api": ..., "entity": ...}`, {
+            hint: 'write for example "seeds": ["brewery:Beer"]',
+          }),
+        );
         return;
       }
       const { api, entity } = parsed;
-      const shown = typeof s === 'string' ? `"${quote(s)}"` : `{api: "${quote(api ?? '')}", entity: "${quote(entity)}"}`;
+      const shown =
+        typeof s === 'string' ? `"${quote(s)}"` : `{api: "${quote(api ?? '')}", entity: "${quote(entity)}"}`;
       const entry = api ? registry.get(api) : undefined;
       if (!entry) {
-        problems.push(svcError('bad_seed', `seed ${shown} names no loaded catalog`, { hint: `write api:Entity; catalogs: ${registry.list().map((e) => e.entry_id).join(', ')}` }));
+        problems.push(
+          svcError('bad_seed', `seed ${shown} names no loaded catalog`, {
+            hint: `write api:Entity; catalogs: ${registry
+              .list()
+              .map((e) => e.entry_id)
+              .join(', ')}`,
+          }),
+        );
       } else if (!registry.entity(entry.entry_id, entity)) {
         const names = entry.cgs.entities.map((e) => e.name);
-        problems.push(svcError('bad_seed', `${entry.entry_id} has no entity "${quote(entity)}"`, { hint: suggestHint(entity, names, { show: (n) => `\`${entry.entry_id}:${n}\``, known: 'entities' }) }));
+        problems.push(
+          svcError('bad_seed', `${entry.entry_id} has no entity "${quote(entity)}"`, {
+            hint: suggestHint(entity, names, { show: (n) => `\`${entry.entry_id}:${n}\``, known: 'entities' }),
+          }),
+        );
       } else out.push({ api: entry.entry_id, entity });
     });
     if (problems.length) throw new SvcFailure(problems);
@@ -58,19 +77,48 @@ export class Teacher {
   /** A new session for one entry and its first wave; seeds default to every entity of the entry. */
   async open(req: OpenRequest, tenant: string): Promise<Outcome> {
     const registry = this.registry();
-    const entry = registry.get(req.entry_id) ?? fail('unknown_entry', `no catalog "${quote(req.entry_id)}" is loaded`, `catalogs: ${registry.list().map((e) => e.entry_id).join(', ')}`);
+    const entry =
+      registry.get(req.entry_id) ??
+      fail(
+        'unknown_entry',
+        `no catalog "${quote(req.entry_id)}" is loaded`,
+        `catalogs: ${registry
+          .list()
+          .map((e) => e.entry_id)
+          .join(', ')}`,
+      );
     let seeds = this.parseSeeds(req.seeds, entry.entry_id);
-    if (seeds.some((s) => s.api !== entry.entry_id)) fail('bad_seed', 'a new session takes seeds of its own entry only', 'open it with seeds of one catalog, then add seeds of other catalogs to its context');
+    if (seeds.some((s) => s.api !== entry.entry_id))
+      fail(
+        'bad_seed',
+        'a new session takes seeds of its own entry only',
+        'open it with seeds of one catalog, then add seeds of other catalogs to its context',
+      );
     if (seeds.length === 0) seeds = entry.cgs.entities.map((e) => ({ api: entry.entry_id, entity: e.name }));
-    const created = await this.repo.create({ entry_id: entry.entry_id, cgs_hash: entry.cgs_hash, intent: req.intent ?? '', tenant });
+    const created = await this.repo.create({
+      entry_id: entry.entry_id,
+      cgs_hash: entry.cgs_hash,
+      intent: req.intent ?? '',
+      tenant,
+    });
     const rules = teachingRules();
     return this.repo.update(created, (s) => {
       const table = renderWave(s.symbols.expose(registry, seeds), registry, s.symbols);
       s.teaching = `${rules}\n${table}`;
       return {
-        kind: 'created', results: [], errors: [], text: s.teaching,
+        kind: 'created',
+        results: [],
+        errors: [],
+        text: s.teaching,
         meta: { domain_revision: s.symbols.domainRevision },
-        extra: { prompt_hash: s.prompt_hash, session: s.session, domain_revision: s.symbols.domainRevision, entries: pins(s), rules, wave: table },
+        extra: {
+          prompt_hash: s.prompt_hash,
+          session: s.session,
+          domain_revision: s.symbols.domainRevision,
+          entries: pins(s),
+          rules,
+          wave: table,
+        },
       };
     });
   }
@@ -80,9 +128,11 @@ export class Teacher {
     const registry = this.registry();
     const first = (await this.repo.get(key))?.pins.keys().next().value;
     const seeds = this.parseSeeds(rawSeeds, first);
-    if (seeds.length === 0) fail('bad_seed', '`seeds` is required and not empty', 'send for example "seeds": ["api:Entity"]');
+    if (seeds.length === 0)
+      fail('bad_seed', '`seeds` is required and not empty', 'send for example "seeds": ["api:Entity"]');
     return this.repo.update(key, (s) => {
-      for (const api of [...new Set(seeds.map((x) => x.api))].sort()) if (!s.pins.has(api)) s.pins.set(api, registry.get(api)!.cgs_hash);
+      for (const api of [...new Set(seeds.map((x) => x.api))].sort())
+        if (!s.pins.has(api)) s.pins.set(api, registry.get(api)!.cgs_hash);
       const wave = s.symbols.expose(registry, seeds);
       const fresh = wave.entities.length + wave.capabilities.length + wave.relations.length > 0;
       const notice = wave.repeated.length
@@ -91,9 +141,17 @@ export class Teacher {
       const table = fresh ? renderWave(wave, registry, s.symbols) : '';
       if (fresh) s.teaching += `\n${table.split('\n').slice(1).join('\n')}`;
       return {
-        kind: 'result', results: [], errors: [], text: [notice, table].filter(Boolean).join('\n'),
+        kind: 'result',
+        results: [],
+        errors: [],
+        text: [notice, table].filter(Boolean).join('\n'),
         meta: { domain_revision: s.symbols.domainRevision },
-        extra: { domain_revision: s.symbols.domainRevision, entries: pins(s), wave: table, ...(notice ? { notice } : {}) },
+        extra: {
+          domain_revision: s.symbols.domainRevision,
+          entries: pins(s),
+          wave: table,
+          ...(notice ? { notice } : {}),
+        },
       };
     });
   }
@@ -104,13 +162,17 @@ function pins(s: SessionState): Array<{ entry_id: string; cgs_hash: string }> {
 }
 
 /** The catalog and entity a seed names, or undefined when it has neither form. */
-function seedParts(s: unknown, defaultApi: string | undefined): { api: string | undefined; entity: string } | undefined {
+function seedParts(
+  s: unknown,
+  defaultApi: string | undefined,
+): { api: string | undefined; entity: string } | undefined {
   if (typeof s === 'string') {
     const c = s.indexOf(':');
     return c >= 0 ? { api: s.slice(0, c), entity: s.slice(c + 1) } : { api: defaultApi, entity: s };
   }
   if (!s || typeof s !== 'object' || Array.isArray(s)) return undefined;
   const o = s as { api?: unknown; entity?: unknown };
-  if (typeof o.entity !== 'string' || (o.api !== undefined && o.api !== null && typeof o.api !== 'string')) return undefined;
+  if (typeof o.entity !== 'string' || (o.api !== undefined && o.api !== null && typeof o.api !== 'string'))
+    return undefined;
   return { api: typeof o.api === 'string' ? o.api : defaultApi, entity: o.entity };
 }

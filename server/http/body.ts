@@ -21,7 +21,11 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
 }
 
 function tooLarge(limit: number): SvcFailure {
-  return new SvcFailure([svcError('body_too_large', `the request body is over ${limit} bytes`, { hint: 'send a shorter program; large inputs belong in heredoc arguments of a reasonable size' })]);
+  return new SvcFailure([
+    svcError('body_too_large', `the request body is over ${limit} bytes`, {
+      hint: 'send a shorter program; large inputs belong in heredoc arguments of a reasonable size',
+    }),
+  ]);
 }
 
 /** The media type of a request (lower case, no parameters). */
@@ -33,15 +37,22 @@ export function mediaType(req: IncomingMessage): string {
  * Parse a JSON body into an object; a non-object or malformed JSON is a 400 `bad_json` whose hint
  * is `hint` (what this route takes).
  */
-export function parseJsonObject(text: string, hint = 'send a JSON object, or a plain-text program with Content-Type: text/plain; for example {"program": "e1[name]"}'): Record<string, unknown> {
+export function parseJsonObject(
+  text: string,
+  hint = 'send a JSON object, or a plain-text program with Content-Type: text/plain; for example {"program": "e1[name]"}',
+): Record<string, unknown> {
   if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new SvcFailure([svcError('bad_json', `the body nests arrays or objects more than ${MAX_JSON_DEPTH} deep`, { hint })]);
+    throw new SvcFailure([
+      svcError('bad_json', `the body nests arrays or objects more than ${MAX_JSON_DEPTH} deep`, { hint }),
+    ]);
   }
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new SvcFailure([svcError('bad_json', `the body is not valid JSON (${(e as Error).message.split('\n')[0]})`, { hint })]);
+    throw new SvcFailure([
+      svcError('bad_json', `the body is not valid JSON (${(e as Error).message.split('\n')[0]})`, { hint }),
+    ]);
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     throw new SvcFailure([svcError('bad_json', 'the body must be a JSON object', { hint })]);
@@ -60,7 +71,8 @@ export function nestedDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 91 || c === 123) {

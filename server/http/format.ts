@@ -25,7 +25,10 @@ export const CONTENT_TYPES: Record<Format, string> = {
 function errorJson(e: SvcError): Record<string, unknown> {
   const o: Record<string, unknown> = { code: e.code, message: e.message };
   if (e.hint) o.hint = e.hint;
-  if (e.span) { o.line = e.span.line; o.col = e.span.col; }
+  if (e.span) {
+    o.line = e.span.line;
+    o.col = e.span.col;
+  }
   if (e.path) o.path = e.path;
   return o;
 }
@@ -54,10 +57,14 @@ export function outcomeObject(o: Outcome): Record<string, unknown> {
 
 export function render(o: Outcome, format: Format, source?: string): string {
   switch (format) {
-    case 'json': return JSON.stringify(outcomeObject(o)) + '\n';
-    case 'toon': return toon(outcomeObject(o)) + '\n';
-    case 'ndjson': return ndjson(o);
-    case 'plain': return plain(o, source);
+    case 'json':
+      return JSON.stringify(outcomeObject(o)) + '\n';
+    case 'toon':
+      return toon(outcomeObject(o)) + '\n';
+    case 'ndjson':
+      return ndjson(o);
+    case 'plain':
+      return plain(o, source);
   }
 }
 
@@ -66,7 +73,11 @@ function ndjson(o: Outcome): string {
   for (const b of o.results) for (const r of b.rows) lines.push(JSON.stringify(r));
   const tail: Record<string, unknown> = {};
   if (o.extra) Object.assign(tail, o.extra);
-  if (o.results.length) tail.results = o.results.map((b) => { const { rows: _rows, ...summary } = blockJson(b); return summary; });
+  if (o.results.length)
+    tail.results = o.results.map((b) => {
+      const { rows: _rows, ...summary } = blockJson(b);
+      return summary;
+    });
   if (o.text && !o.extra) tail.text = o.text;
   if (o.errors.length) tail.errors = boundErrors(o.errors).map(errorJson);
   if (o.warnings?.length) tail.warnings = boundErrors(o.warnings).map(errorJson);
@@ -94,7 +105,11 @@ export function table(rows: Array<Record<string, unknown>>): string {
     for (const row of cells) if (row[i]!.length > w) w = row[i]!.length;
     return Math.min(60, w);
   });
-  const line = (xs: string[]) => xs.map((x, i) => (x.length > 60 ? x.slice(0, 57) + '...' : x).padEnd(width[i]!)).join('  ').trimEnd();
+  const line = (xs: string[]) =>
+    xs
+      .map((x, i) => (x.length > 60 ? x.slice(0, 57) + '...' : x).padEnd(width[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(cols), ...cells.map(line)].join('\n');
 }
 
@@ -105,18 +120,34 @@ function plain(o: Outcome, source?: string): string {
   const out: string[] = [];
   if (o.text) out.push(o.text);
   for (const b of o.results) {
-    out.push(`${b.entity}: ${b.rows.length}${b.total !== undefined ? ` of ${b.total}` : ''} row${(b.total ?? b.rows.length) === 1 ? '' : 's'}`);
+    out.push(
+      `${b.entity}: ${b.rows.length}${b.total !== undefined ? ` of ${b.total}` : ''} row${(b.total ?? b.rows.length) === 1 ? '' : 's'}`,
+    );
     out.push(table(b.rows));
     if (b.next) out.push(`more: page(${b.next})[..]`);
   }
   for (const e of boundErrors(o.errors)) {
-    out.push(source && e.span ? renderDiagnostic(source, e) : `error ${e.code}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}`);
+    out.push(
+      source && e.span
+        ? renderDiagnostic(source, e)
+        : `error ${e.code}: ${e.message}${e.hint ? `\n  hint: ${e.hint}` : ''}`,
+    );
   }
-  for (const w of boundErrors(o.warnings ?? [])) out.push(`warning ${w.code}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}`);
+  for (const w of boundErrors(o.warnings ?? []))
+    out.push(`warning ${w.code}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}`);
   // Session fields (prompt_hash, session, entries, ...); the wave, rules and notice are the text.
-  const extra = Object.entries(o.extra ?? {}).filter(([k, v]) => v !== undefined && !PLAIN_TEXT_KEYS.has(k) && !(k in o.meta));
+  const extra = Object.entries(o.extra ?? {}).filter(
+    ([k, v]) => v !== undefined && !PLAIN_TEXT_KEYS.has(k) && !(k in o.meta),
+  );
   const meta = [...extra, ...Object.entries(o.meta).filter(([, v]) => v !== undefined)];
-  if (meta.length) out.push(meta.map(([k, v]) => `# ${k}: ${k === 'dry_review' ? reviewLine(v) : typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n'));
+  if (meta.length)
+    out.push(
+      meta
+        .map(
+          ([k, v]) => `# ${k}: ${k === 'dry_review' ? reviewLine(v) : typeof v === 'string' ? v : JSON.stringify(v)}`,
+        )
+        .join('\n'),
+    );
   return out.join('\n') + '\n';
 }
 

@@ -7,11 +7,13 @@
 import type { ErrorCode, SvcError } from '../../common/errors.js';
 
 export const HTTP_HINTS: Partial<Record<ErrorCode, string>> = {
-  review_required: 'dry-run it with mode=plan, then send the same program with plan_commit_ref=<the pcN it returns> (or force=true)',
+  review_required:
+    'dry-run it with mode=plan, then send the same program with plan_commit_ref=<the pcN it returns> (or force=true)',
   plan_token_unknown: 'dry-run the program with mode=plan to get a pcN',
   plan_token_expired: 'dry-run the program again with mode=plan',
   unknown_session: 'open one with POST /execute {"entry_id": "...", "seeds": ["api:Entity"]}',
-  session_stale: 'open a new session with POST /execute and learn its symbols again; old symbols may mean something else',
+  session_stale:
+    'open a new session with POST /execute and learn its symbols again; old symbols may mean something else',
 };
 
 /** `errors` with the HTTP wording of their hints. */

@@ -12,7 +12,11 @@ export type Format = 'toon' | 'plain' | 'json' | 'ndjson';
  * default), then JSON, plain text and NDJSON (`application/ndjson` is an alias).
  */
 const EXECUTE_TYPES: Array<[string, Format]> = [
-  ['text/toon', 'toon'], ['application/json', 'json'], ['text/plain', 'plain'], ['application/x-ndjson', 'ndjson'], ['application/ndjson', 'ndjson'],
+  ['text/toon', 'toon'],
+  ['application/json', 'json'],
+  ['text/plain', 'plain'],
+  ['application/x-ndjson', 'ndjson'],
+  ['application/ndjson', 'ndjson'],
 ];
 const BY_TYPE = new Map(EXECUTE_TYPES);
 const OFFERED = EXECUTE_TYPES.map(([t]) => t);
@@ -40,15 +44,23 @@ export function negotiate(accept: string | undefined): Format | undefined {
  */
 function withoutParameters(accept: string): string {
   if (!accept.includes(';')) return accept;
-  return accept.split(',').map((range) => {
-    const [type, ...params] = range.split(';');
-    const q = params.find((p) => /^\s*q\s*=/i.test(p));
-    return q ? `${type};${q}` : type;
-  }).join(',');
+  return accept
+    .split(',')
+    .map((range) => {
+      const [type, ...params] = range.split(';');
+      const q = params.find((p) => /^\s*q\s*=/i.test(p));
+      return q ? `${type};${q}` : type;
+    })
+    .join(',');
 }
 
 /** True when an Accept header prefers Markdown to JSON (JSON wins ties and wildcards; no header: JSON). */
 export function prefersMarkdown(accept: string | undefined): boolean {
   if (!accept) return false;
-  return new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(['application/json', 'text/markdown']) === 'text/markdown';
+  return (
+    new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType([
+      'application/json',
+      'text/markdown',
+    ]) === 'text/markdown'
+  );
 }

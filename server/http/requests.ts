@@ -11,7 +11,8 @@ import { quote } from '../../common/quote.js';
 import { check } from '../../pack/ajv.js';
 
 /** An optional field; `description` is what the field must be, as an error message says it. */
-const optional = <T extends TSchema>(t: T, description: string) => Type.Optional(Type.Union([t, Type.Null()], { description }));
+const optional = <T extends TSchema>(t: T, description: string) =>
+  Type.Optional(Type.Union([t, Type.Null()], { description }));
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 
 /** A seed: `"api:Entity"`, `"Entity"` of the session's entry, or `{api, entity}`. */
@@ -26,25 +27,40 @@ const RunFlags = {
   wait: optional(Type.Boolean(), 'true or false'),
   force: optional(Type.Boolean(), 'true or false'),
   plan_commit_ref: optional(Type.String({ pattern: '^pc[0-9]{1,9}$' }), 'a pcN from a dry-run (pc0, pc1, ...)'),
-  mode: optional(Type.Union([Type.Literal('plan'), Type.Literal('live'), Type.Literal('run')]), '"plan" (a dry-run) or "live"'),
+  mode: optional(
+    Type.Union([Type.Literal('plan'), Type.Literal('live'), Type.Literal('run')]),
+    '"plan" (a dry-run) or "live"',
+  ),
 };
 
 /** `POST /execute`: open a session on one catalog. */
-export const OpenBodySchema = Type.Object({
-  entry_id: Type.String({ minLength: 1, maxLength: 200, description: 'the entry_id of a loaded catalog' }),
-  intent: optional(Type.String({ maxLength: 4096 }), 'a string of at most 4096 characters'),
-  seeds: optional(Seeds, SEEDS),
-}, { $id: 'svc:request/open', additionalProperties: false });
+export const OpenBodySchema = Type.Object(
+  {
+    entry_id: Type.String({ minLength: 1, maxLength: 200, description: 'the entry_id of a loaded catalog' }),
+    intent: optional(Type.String({ maxLength: 4096 }), 'a string of at most 4096 characters'),
+    seeds: optional(Seeds, SEEDS),
+  },
+  { $id: 'svc:request/open', additionalProperties: false },
+);
 /** `POST .../context`: more seeds (expand or federate). */
-export const ContextBodySchema = Type.Object({ seeds: Seeds }, { $id: 'svc:request/context', additionalProperties: false });
+export const ContextBodySchema = Type.Object(
+  { seeds: Seeds },
+  { $id: 'svc:request/context', additionalProperties: false },
+);
 /** `POST /execute/{ph}/{s}` with a JSON body. */
-export const ProgramBodySchema = Type.Object({ program: Type.String({ description: 'the program text, a string' }), ...RunFlags }, { $id: 'svc:request/program', additionalProperties: false });
+export const ProgramBodySchema = Type.Object(
+  { program: Type.String({ description: 'the program text, a string' }), ...RunFlags },
+  { $id: 'svc:request/program', additionalProperties: false },
+);
 /** `POST .../plan`: a plan compiled by the client (its shape is checked by the plan schema). */
-export const PlanBodySchema = Type.Object({
-  plan: Type.Unknown({ description: 'the plan IR, an object' }),
-  program: optional(Type.String(), 'the program text the plan came from, a string'),
-  ...RunFlags,
-}, { $id: 'svc:request/plan', additionalProperties: false });
+export const PlanBodySchema = Type.Object(
+  {
+    plan: Type.Unknown({ description: 'the plan IR, an object' }),
+    program: optional(Type.String(), 'the program text the plan came from, a string'),
+    ...RunFlags,
+  },
+  { $id: 'svc:request/plan', additionalProperties: false },
+);
 
 export type OpenBody = Static<typeof OpenBodySchema>;
 export type ContextBody = Static<typeof ContextBodySchema>;
@@ -77,14 +93,29 @@ function problem(schema: TObject, e: ErrorObject, data: unknown, example: string
   }
   if (e.instancePath === '' && e.keyword === 'additionalProperties') {
     const field = (e.params as { additionalProperty: string }).additionalProperty;
-    return { field, error: svcError('bad_arguments', `unknown body key \`${quote(field)}\``, { hint: `the body takes ${keys.join(', ')}` }) };
+    return {
+      field,
+      error: svcError('bad_arguments', `unknown body key \`${quote(field)}\``, {
+        hint: `the body takes ${keys.join(', ')}`,
+      }),
+    };
   }
-  if (e.instancePath === '') return { field: '', error: svcError('bad_arguments', 'the body must be a JSON object', { hint: `send ${example}` }) };
+  if (e.instancePath === '')
+    return {
+      field: '',
+      error: svcError('bad_arguments', 'the body must be a JSON object', { hint: `send ${example}` }),
+    };
   const [field, item] = e.instancePath.split('/').slice(1).map(decodeURIComponent) as [string, string | undefined];
   const expected = (schema.properties[field] as TSchema | undefined)?.description ?? 'something else';
   const value = (data as Record<string, unknown>)[field];
-  const got = item !== undefined && Array.isArray(value) ? `${preview(value[Number(item)])} at \`${field}[${item}]\`` : preview(value);
-  return { field, error: svcError('bad_arguments', `\`${field}\` must be ${expected}, not ${got}`, { hint: `send ${example}` }) };
+  const got =
+    item !== undefined && Array.isArray(value)
+      ? `${preview(value[Number(item)])} at \`${field}[${item}]\``
+      : preview(value);
+  return {
+    field,
+    error: svcError('bad_arguments', `\`${field}\` must be ${expected}, not ${got}`, { hint: `send ${example}` }),
+  };
 }
 
 /** A short account of a JSON value for a message; never the whole of a large or deep value. */

@@ -10,13 +10,32 @@ import { errorsStatus, outcomeStatus } from './status.js';
 /** The fixed namespace of problem types (RFC 9457); `.invalid` never resolves. */
 export const PROBLEM_BASE = 'https://svc.invalid/problems';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   send(res, status, 'application/json; charset=utf-8', JSON.stringify(body) + '\n', headers);
 }
 
-export function send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
-  if (res.headersSent) { res.end(); return; }
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
+export function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
@@ -29,7 +48,13 @@ export function errorBody(all: SvcError[]): Record<string, unknown> {
   const first = errors[0]!;
   const body: Record<string, unknown> = { code: first.code, message: first.message };
   if (first.hint) body.hint = first.hint;
-  if (errors.length > 1) body.errors = errors.map((e) => ({ code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.span ? { line: e.span.line, col: e.span.col } : {}) }));
+  if (errors.length > 1)
+    body.errors = errors.map((e) => ({
+      code: e.code,
+      message: e.message,
+      ...(e.hint ? { hint: e.hint } : {}),
+      ...(e.span ? { line: e.span.line, col: e.span.col } : {}),
+    }));
   return body;
 }
 
@@ -41,7 +66,15 @@ export function sendErrors(res: ServerResponse, errors: SvcError[], headers: Rec
 /** An RFC 9457 problem document that also carries `code`, `message` and `hint`. */
 export function sendProblem(res: ServerResponse, status: number, type: string, problem: SvcError): void {
   const e = boundErrors([problem])[0]!;
-  const body = { type: `${PROBLEM_BASE}/${type}`, title: CODES[e.code].about, status, detail: e.message, code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
+  const body = {
+    type: `${PROBLEM_BASE}/${type}`,
+    title: CODES[e.code].about,
+    status,
+    detail: e.message,
+    code: e.code,
+    message: e.message,
+    ...(e.hint ? { hint: e.hint } : {}),
+  };
   send(res, status, 'application/problem+json; charset=utf-8', JSON.stringify(body) + '\n');
 }
 
@@ -51,6 +84,11 @@ export function sendOutcome(res: ServerResponse, o: Outcome, format: Format, sou
   send(res, outcomeStatus(o), CONTENT_TYPES[format], render(worded, format, source));
 }
 
-export function sendFormattedErrors(res: ServerResponse, errors: SvcError[], format: Format, headers: Record<string, string> = {}): void {
+export function sendFormattedErrors(
+  res: ServerResponse,
+  errors: SvcError[],
+  format: Format,
+  headers: Record<string, string> = {},
+): void {
   send(res, errorsStatus(errors), CONTENT_TYPES[format], renderErrors(httpHints(errors), format), headers);
 }

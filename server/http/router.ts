@@ -15,7 +15,10 @@ interface Route {
 }
 
 /** `pattern` is the route as registered (`/v1/registry/:id`), whatever spelling the request used. */
-export type Match = { kind: 'found'; handler: Handler; params: Params; pattern: string } | { kind: 'method'; allow: string[] } | { kind: 'none' };
+export type Match =
+  | { kind: 'found'; handler: Handler; params: Params; pattern: string }
+  | { kind: 'method'; allow: string[] }
+  | { kind: 'none' };
 
 export class Router {
   private readonly routes: Route[] = [];
@@ -36,7 +39,8 @@ export class Router {
     for (const r of this.routes) {
       const params = matchParts(r.parts, segs);
       if (!params) continue;
-      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { kind: 'found', handler: r.handler, params, pattern: r.pattern };
+      if (r.method === method || (method === 'HEAD' && r.method === 'GET'))
+        return { kind: 'found', handler: r.handler, params, pattern: r.pattern };
       allow.add(r.method);
     }
     return allow.size ? { kind: 'method', allow: [...allow].sort() } : { kind: 'none' };
@@ -52,7 +56,11 @@ export function canonicalPath(pathname: string): string | undefined {
   const out: string[] = [];
   for (const seg of pathname.split('/')) {
     if (!seg) continue;
-    try { out.push(decodeURIComponent(seg)); } catch { return undefined; }
+    try {
+      out.push(decodeURIComponent(seg));
+    } catch {
+      return undefined;
+    }
   }
   return '/' + out.join('/');
 }
@@ -63,7 +71,11 @@ function matchParts(parts: string[], segs: string[]): Params | undefined {
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
     let s: string;
-    try { s = decodeURIComponent(segs[i]!); } catch { return undefined; }
+    try {
+      s = decodeURIComponent(segs[i]!);
+    } catch {
+      return undefined;
+    }
     if (p.startsWith(':')) params[p.slice(1)] = s;
     else if (p !== s) return undefined;
   }

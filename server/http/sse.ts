@@ -13,10 +13,19 @@ function event(res: ServerResponse, kind: string, line: string): void {
   res.write(`event: ${kind}\ndata: ${line.replace(/\n/g, '\ndata: ')}\n\n`);
 }
 
-export function streamOperation(req: IncomingMessage, res: ServerResponse, watch: Watch, heartbeatMs = SSE_HEARTBEAT_MS): void {
+export function streamOperation(
+  req: IncomingMessage,
+  res: ServerResponse,
+  watch: Watch,
+  heartbeatMs = SSE_HEARTBEAT_MS,
+): void {
   // No Connection header of our own: node keeps the connection alive unless the client (or a
   // stopping server) said `Connection: close`.
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+  });
   event(res, 'snapshot', watch.line);
   if (watch.terminal) {
     event(res, 'terminal', watch.line);
@@ -27,9 +36,15 @@ export function streamOperation(req: IncomingMessage, res: ServerResponse, watch
   heartbeat.unref();
   const unsubscribe = watch.subscribe((e: OpEvent) => {
     event(res, e.kind, e.line);
-    if (e.kind === 'terminal') { stop(); res.end(); }
+    if (e.kind === 'terminal') {
+      stop();
+      res.end();
+    }
   });
-  const stop = () => { clearInterval(heartbeat); unsubscribe(); };
+  const stop = () => {
+    clearInterval(heartbeat);
+    unsubscribe();
+  };
   req.on('close', stop);
   res.on('close', stop);
 }

@@ -152,9 +152,13 @@ export function errorsStatus(errors: readonly SvcError[]): number {
  */
 export function outcomeStatus(o: Outcome): number {
   switch (o.kind) {
-    case 'created': return 201;
-    case 'started': return 202;
-    case 'report': return 200;
-    case 'result': return o.errors.length ? errorsStatus(o.errors) : 200;
+    case 'created':
+      return 201;
+    case 'started':
+      return 202;
+    case 'report':
+      return 200;
+    case 'result':
+      return o.errors.length ? errorsStatus(o.errors) : 200;
   }
 }

@@ -11,8 +11,15 @@ import { send, sendJson, sendProblem } from '../http/respond.js';
 /** One row of the registry list. */
 export function registryRow(e: RegistryEntry): Record<string, unknown> {
   return {
-    entry_id: e.entry_id, label: e.label, tags: e.tags, version: e.version, cgs_hash: e.cgs_hash, description: e.cgs.description,
-    entities: e.cgs.entities.map((x) => x.name), capabilities: e.cgs.capabilities.length, auth: e.cgs.auth.scheme,
+    entry_id: e.entry_id,
+    label: e.label,
+    tags: e.tags,
+    version: e.version,
+    cgs_hash: e.cgs_hash,
+    description: e.cgs.description,
+    entities: e.cgs.entities.map((x) => x.name),
+    capabilities: e.cgs.capabilities.length,
+    auth: e.cgs.auth.scheme,
   };
 }
 
@@ -28,7 +35,17 @@ export function wantsMarkdown(req: IncomingMessage, url: URL): boolean {
 
 /** The 404 of an unknown entry, the same on every registry and discovery route. */
 export function unknownEntry(res: ServerResponse, registry: Registry, id: string): void {
-  sendProblem(res, 404, 'svc-unknown-entry', svcError('unknown_entry', `no catalog \`${id}\` is loaded`, { hint: `GET /v1/registry lists the catalogs: ${registry.list().map((e) => e.entry_id).join(', ')}` }));
+  sendProblem(
+    res,
+    404,
+    'svc-unknown-entry',
+    svcError('unknown_entry', `no catalog \`${id}\` is loaded`, {
+      hint: `GET /v1/registry lists the catalogs: ${registry
+        .list()
+        .map((e) => e.entry_id)
+        .join(', ')}`,
+    }),
+  );
 }
 
 export function catalogRoutes(router: Router, registry: () => Registry): void {
@@ -36,7 +53,10 @@ export function catalogRoutes(router: Router, registry: () => Registry): void {
   router.add('GET', '/v1/registry/:id', (_req, res, p, url) => {
     const e = registry().get(p.id!);
     if (!e) return unknownEntry(res, registry(), p.id!);
-    sendJson(res, 200, { ...registryRow(e), ...(url.searchParams.get('include_cgs') === 'true' ? { cgs: e.cgs } : {}) });
+    sendJson(res, 200, {
+      ...registryRow(e),
+      ...(url.searchParams.get('include_cgs') === 'true' ? { cgs: e.cgs } : {}),
+    });
   });
   router.add('GET', '/v1/registry/:id/tool-model', (_req, res, p, url) => {
     const reg = registry();
@@ -53,12 +73,21 @@ export function catalogRoutes(router: Router, registry: () => Registry): void {
     const limitText = url.searchParams.get('limit') ?? '20';
     const limit = Number(limitText);
     if (!/^\d+$/.test(limitText) || limit < 1 || limit > 200) {
-      return sendProblem(res, 400, 'svc-discover-bad-request', svcError('bad_arguments', '`limit` must be a whole number from 1 to 200', { hint: 'for example /v1/discover?q=beer&limit=10' }));
+      return sendProblem(
+        res,
+        400,
+        'svc-discover-bad-request',
+        svcError('bad_arguments', '`limit` must be a whole number from 1 to 200', {
+          hint: 'for example /v1/discover?q=beer&limit=10',
+        }),
+      );
     }
     const entry = url.searchParams.get('entry');
     if (entry && !reg.get(entry)) return unknownEntry(res, reg, entry);
     // Filter by entry before the limit, or rows of other entries (sorted first) would eat it.
-    const rows = discover(reg, q, Infinity).filter((r) => !entry || r.api === entry).slice(0, limit);
+    const rows = discover(reg, q, Infinity)
+      .filter((r) => !entry || r.api === entry)
+      .slice(0, limit);
     if (wantsMarkdown(req, url)) return send(res, 200, 'text/markdown; charset=utf-8', discoverMarkdown(q, rows));
     sendJson(res, 200, { intent: q, rows });
   });

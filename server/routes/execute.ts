@@ -9,7 +9,14 @@ import type { ExecuteService, ProgramRequest } from '../execute/service.js';
 import type { SessionKey, SessionState } from '../execute/state.js';
 import { mediaType, parseJsonObject, readBody } from '../http/body.js';
 import { EXECUTE_MEDIA_TYPES, negotiate, type Format } from '../http/negotiate.js';
-import { ContextBodySchema, decodeBody, OpenBodySchema, PlanBodySchema, ProgramBodySchema, type ProgramBody } from '../http/requests.js';
+import {
+  ContextBodySchema,
+  decodeBody,
+  OpenBodySchema,
+  PlanBodySchema,
+  ProgramBodySchema,
+  type ProgramBody,
+} from '../http/requests.js';
 import type { Params, Router } from '../http/router.js';
 import { sendJson, sendOutcome } from '../http/respond.js';
 import { RESOLVED_PLAN_TYPE } from '../execute/resolved-plan.js';
@@ -24,7 +31,12 @@ export interface ExecuteRouteDeps {
 /** The format an Accept header asks for; 406 when none fits. */
 export function formatOf(req: IncomingMessage): Format {
   const f = negotiate(req.headers.accept);
-  if (!f) throw new SvcFailure([svcError('not_acceptable', `no response format matches Accept: ${quote(String(req.headers.accept), 120)}`, { hint: `accept one of ${EXECUTE_MEDIA_TYPES}` })]);
+  if (!f)
+    throw new SvcFailure([
+      svcError('not_acceptable', `no response format matches Accept: ${quote(String(req.headers.accept), 120)}`, {
+        hint: `accept one of ${EXECUTE_MEDIA_TYPES}`,
+      }),
+    ]);
   return f;
 }
 
@@ -34,7 +46,12 @@ async function jsonText(req: IncomingMessage, example: string): Promise<Record<s
   if (!text.trim()) return {};
   const type = mediaType(req);
   // curl -d without -H 'content-type: application/json' labels JSON as a form: read it as JSON.
-  if (type && type !== 'application/json' && type !== 'application/x-www-form-urlencoded') throw new SvcFailure([svcError('unsupported_media_type', `this route takes application/json, not ${type}`, { hint: 'send a JSON object with Content-Type: application/json' })]);
+  if (type && type !== 'application/json' && type !== 'application/x-www-form-urlencoded')
+    throw new SvcFailure([
+      svcError('unsupported_media_type', `this route takes application/json, not ${type}`, {
+        hint: 'send a JSON object with Content-Type: application/json',
+      }),
+    ]);
   return parseJsonObject(text, `send a JSON object such as ${example} with Content-Type: application/json`);
 }
 
@@ -42,16 +59,28 @@ function flag(name: string, v: string | null): boolean | undefined {
   if (v === null) return undefined;
   if (v === 'true') return true;
   if (v === 'false') return false;
-  throw new SvcFailure([svcError('bad_arguments', `\`${name}\` must be true or false`, { hint: `write ${name}=true or ${name}=false` })]);
+  throw new SvcFailure([
+    svcError('bad_arguments', `\`${name}\` must be true or false`, { hint: `write ${name}=true or ${name}=false` }),
+  ]);
 }
 
 /** mode, wait, force and plan_commit_ref from the query (which wins) or a JSON body (already checked). */
 function runFlags(url: URL, body: Omit<ProgramBody, 'program'>): Omit<ProgramRequest, 'program'> {
   const q = url.searchParams;
   const mode = q.get('mode') ?? body.mode ?? 'live';
-  if (mode !== 'plan' && mode !== 'live' && mode !== 'run') throw new SvcFailure([svcError('bad_arguments', `mode \`${mode.slice(0, 40)}\` is not plan or live`, { hint: 'mode=plan dry-runs; leave it out to run' })]);
+  if (mode !== 'plan' && mode !== 'live' && mode !== 'run')
+    throw new SvcFailure([
+      svcError('bad_arguments', `mode \`${mode.slice(0, 40)}\` is not plan or live`, {
+        hint: 'mode=plan dry-runs; leave it out to run',
+      }),
+    ]);
   const ref = q.get('plan_commit_ref') ?? body.plan_commit_ref ?? undefined;
-  if (ref !== undefined && !/^pc\d{1,9}$/.test(ref)) throw new SvcFailure([svcError('bad_arguments', '`plan_commit_ref` must be a pcN from a dry-run', { hint: 'dry-run with mode=plan to get one' })]);
+  if (ref !== undefined && !/^pc\d{1,9}$/.test(ref))
+    throw new SvcFailure([
+      svcError('bad_arguments', '`plan_commit_ref` must be a pcN from a dry-run', {
+        hint: 'dry-run with mode=plan to get one',
+      }),
+    ]);
   const out: Omit<ProgramRequest, 'program'> = {
     mode: mode === 'plan' ? 'plan' : 'live',
     wait: flag('wait', q.get('wait')) ?? body.wait ?? true,
@@ -72,13 +101,27 @@ export async function programRequest(req: IncomingMessage, url: URL): Promise<Pr
   if (type === 'application/json') {
     const decoded = decodeBody(ProgramBodySchema, parseJsonObject(text), PROGRAM_EXAMPLE);
     ({ program, ...body } = decoded);
-  } else if (type === '' || type === 'text/plain' || type === 'text/x-svc' || type === 'application/x-www-form-urlencoded') {
+  } else if (
+    type === '' ||
+    type === 'text/plain' ||
+    type === 'text/x-svc' ||
+    type === 'application/x-www-form-urlencoded'
+  ) {
     // curl --data-binary sends the form type by default: the body is still the program text.
     program = text;
   } else {
-    throw new SvcFailure([svcError('unsupported_media_type', `a program is sent as text/plain or application/json, not ${type}`, { hint: 'POST the program text with Content-Type: text/plain' })]);
+    throw new SvcFailure([
+      svcError('unsupported_media_type', `a program is sent as text/plain or application/json, not ${type}`, {
+        hint: 'POST the program text with Content-Type: text/plain',
+      }),
+    ]);
   }
-  if (!program.trim()) throw new SvcFailure([svcError('bad_arguments', 'the program is empty', { hint: 'send a program such as e1(city="Berlin")[name] as the body' })]);
+  if (!program.trim())
+    throw new SvcFailure([
+      svcError('bad_arguments', 'the program is empty', {
+        hint: 'send a program such as e1(city="Berlin")[name] as the body',
+      }),
+    ]);
   return { program, ...runFlags(url, body) };
 }
 
@@ -97,7 +140,11 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
   router.add('POST', '/execute', async (req, res) => {
     const format = formatOf(req);
     const example = '{"entry_id": "<catalog>", "seeds": ["<catalog>:<Entity>"]}';
-    sendOutcome(res, await service.open(decodeBody(OpenBodySchema, await jsonText(req, example), example), deps.tenant(req)), format);
+    sendOutcome(
+      res,
+      await service.open(decodeBody(OpenBodySchema, await jsonText(req, example), example), deps.tenant(req)),
+      format,
+    );
   });
   router.add('POST', '/execute/:ph/:sid', async (req, res, p, url) => {
     const format = formatOf(req);
@@ -109,12 +156,21 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
     const format = formatOf(req);
     const s = await current(req, p);
     const example = '{"seeds": ["<catalog>:<Entity>"]}';
-    sendOutcome(res, await service.context(s, decodeBody(ContextBodySchema, await jsonText(req, example), example).seeds), format);
+    sendOutcome(
+      res,
+      await service.context(s, decodeBody(ContextBodySchema, await jsonText(req, example), example).seeds),
+      format,
+    );
   });
   router.add('POST', '/execute/:ph/:sid/plan', async (req, res, p, url) => {
     const format = formatOf(req);
     const s = await current(req, p);
-    if (mediaType(req) !== RESOLVED_PLAN_TYPE) throw new SvcFailure([svcError('unsupported_media_type', `a resolved plan is sent as ${RESOLVED_PLAN_TYPE}`, { hint: 'programs go to POST /execute/{prompt_hash}/{session} as text/plain' })]);
+    if (mediaType(req) !== RESOLVED_PLAN_TYPE)
+      throw new SvcFailure([
+        svcError('unsupported_media_type', `a resolved plan is sent as ${RESOLVED_PLAN_TYPE}`, {
+          hint: 'programs go to POST /execute/{prompt_hash}/{session} as text/plain',
+        }),
+      ]);
     const example = '{"plan": <plan IR>} (optionally with program, wait, force, plan_commit_ref, mode)';
     const body = decodeBody(PlanBodySchema, parseJsonObject(await readBody(req), `send ${example}`), example);
     sendOutcome(res, await service.resolvedPlan(s, body.plan, runFlags(url, body), body.program ?? undefined), format);
@@ -127,15 +183,25 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
     const s = await current(req, p);
     sendJson(res, 200, { ...s.symbols.toJSON(), teaching: s.teaching });
   });
-  router.add('GET', '/execute/:ph/:sid/status', async (req, res, p) => sendJson(res, 200, statusOf(await current(req, p))));
-  router.add('GET', '/execute/:ph/:sid/runs', async (req, res, p) => sendJson(res, 200, { runs: (await found(req, p)).session.runs }));
+  router.add('GET', '/execute/:ph/:sid/status', async (req, res, p) =>
+    sendJson(res, 200, statusOf(await current(req, p))),
+  );
+  router.add('GET', '/execute/:ph/:sid/runs', async (req, res, p) =>
+    sendJson(res, 200, { runs: (await found(req, p)).session.runs }),
+  );
   router.add('GET', '/execute/:ph/:sid/artifacts/:run', async (req, res, p) => {
     try {
       await found(req, p);
     } catch (e) {
       // A session this process no longer holds (a restart): a stored run of the caller's tenant still answers.
       if (!(e instanceof SvcFailure) || e.errors[0]?.code !== 'unknown_session') throw e;
-      sendJson(res, 200, await service.storedRun(key(p), deps.tenant(req), p.run!).catch(() => { throw e; }));
+      sendJson(
+        res,
+        200,
+        await service.storedRun(key(p), deps.tenant(req), p.run!).catch(() => {
+          throw e;
+        }),
+      );
       return;
     }
     sendJson(res, 200, await service.storedRun(key(p), deps.tenant(req), p.run!));
@@ -144,12 +210,21 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
 
 function statusOf(s: SessionState): Record<string, unknown> {
   return {
-    prompt_hash: s.prompt_hash, session: s.session, intent: s.intent,
+    prompt_hash: s.prompt_hash,
+    session: s.session,
+    intent: s.intent,
     entries: [...s.pins].map(([entry_id, cgs_hash]) => ({ entry_id, cgs_hash })),
-    domain_revision: s.symbols.domainRevision, symbols: s.symbols.all().length,
+    domain_revision: s.symbols.domainRevision,
+    symbols: s.symbols.all().length,
     page_handles: [...s.pages].filter(([, v]) => !v.used).map(([k]) => k),
-    plan_tokens: [...s.tokens].map(([k, t]) => ({ ref: k, commit_id: t.commit_id, verdict: t.verdict, consumed: t.consumed_at !== undefined })),
-    runs: s.runs.length, created_at: new Date(s.created_at).toISOString(), last_used: new Date(s.last_used).toISOString(),
+    plan_tokens: [...s.tokens].map(([k, t]) => ({
+      ref: k,
+      commit_id: t.commit_id,
+      verdict: t.verdict,
+      consumed: t.consumed_at !== undefined,
+    })),
+    runs: s.runs.length,
+    created_at: new Date(s.created_at).toISOString(),
+    last_used: new Date(s.last_used).toISOString(),
   };
 }
-

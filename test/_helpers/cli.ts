@@ -49,7 +49,10 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-export interface Exit { code: number | null; signal: NodeJS.Signals | null }
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
 
 export interface Svc {
   child: ChildProcess;
@@ -62,28 +65,61 @@ export interface Svc {
 
 /** Spawn `svc <args>` (see `svcArgv`) in the repository root; killed at teardown if still running. */
 export function svc(t: Test, args: string[], env: Record<string, string> = {}): Svc {
-  const child = spawn(process.execPath, svcArgv(args), { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, svcArgv(args), {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let done = false;
   const listeners = new Set<() => void>();
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; for (const l of listeners) l(); });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
-  const exited = new Promise<Exit>((resolve) => child.on('close', (code, signal) => { done = true; for (const l of listeners) l(); resolve({ code, signal }); }));
-  t.teardown(() => { if (!done) child.kill('SIGKILL'); });
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+    for (const l of listeners) l();
+  });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  const exited = new Promise<Exit>((resolve) =>
+    child.on('close', (code, signal) => {
+      done = true;
+      for (const l of listeners) l();
+      resolve({ code, signal });
+    }),
+  );
+  t.teardown(() => {
+    if (!done) child.kill('SIGKILL');
+  });
   return {
     child,
-    get stdout() { return stdout; },
-    get stderr() { return stderr; },
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
     exited,
     waitFor: (re, ms = 20_000) =>
       new Promise((resolve, reject) => {
         const check = () => {
           const m = re.exec(stdout);
-          if (m) { finish(); resolve(m); } else if (done) { finish(); reject(new Error(`exited before ${re}; stdout: ${stdout}\nstderr: ${stderr}`)); }
+          if (m) {
+            finish();
+            resolve(m);
+          } else if (done) {
+            finish();
+            reject(new Error(`exited before ${re}; stdout: ${stdout}\nstderr: ${stderr}`));
+          }
         };
-        const timer = setTimeout(() => { finish(); reject(new Error(`no ${re} within ${ms} ms; stdout: ${stdout}\nstderr: ${stderr}`)); }, ms);
-        const finish = () => { clearTimeout(timer); listeners.delete(check); };
+        const timer = setTimeout(() => {
+          finish();
+          reject(new Error(`no ${re} within ${ms} ms; stdout: ${stdout}\nstderr: ${stderr}`));
+        }, ms);
+        const finish = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
         listeners.add(check);
         check();
       }),
@@ -91,7 +127,11 @@ export function svc(t: Test, args: string[], env: Record<string, string> = {}): 
 }
 
 /** Run svc to completion (a start-up failure or `--once`). */
-export async function svcOnce(t: Test, args: string[], env: Record<string, string> = {}): Promise<Exit & { stdout: string; stderr: string }> {
+export async function svcOnce(
+  t: Test,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Exit & { stdout: string; stderr: string }> {
   const p = svc(t, args, env);
   const exit = await p.exited;
   return { ...exit, stdout: p.stdout, stderr: p.stderr };

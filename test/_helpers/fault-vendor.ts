@@ -68,7 +68,12 @@ export interface FaultVendor {
   close(): Promise<void>;
 }
 
-interface Compiled { method?: string; segments: string[]; route: Route; seen: number }
+interface Compiled {
+  method?: string;
+  segments: string[];
+  route: Route;
+  seen: number;
+}
 
 function compileKey(key: string, route: Route): Compiled {
   const m = /^(?:([A-Z]+)\s+)?(\/\S*)$/.exec(key.trim());
@@ -109,7 +114,10 @@ export async function startFaultVendor(routes: Routes = {}): Promise<FaultVendor
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       if (ms <= 0 || closing) return resolve();
-      const t = setTimeout(() => { timers.delete(t); resolve(); }, ms);
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, ms);
       timers.add(t);
     });
 
@@ -121,14 +129,27 @@ export async function startFaultVendor(routes: Routes = {}): Promise<FaultVendor
     let found: { c: Compiled; params: Record<string, string> } | undefined;
     for (const c of table) {
       const params = match(c, method, u.pathname);
-      if (params) { found = { c, params }; break; }
+      if (params) {
+        found = { c, params };
+        break;
+      }
     }
-    const rec: RecordedRequest = { method, url: req.url ?? '/', path: u.pathname, query: u.searchParams, params: found?.params ?? {}, headers: req.headers, body, at };
+    const rec: RecordedRequest = {
+      method,
+      url: req.url ?? '/',
+      path: u.pathname,
+      query: u.searchParams,
+      params: found?.params ?? {},
+      headers: req.headers,
+      body,
+      at,
+    };
     requests.push(rec);
     if (!found) return send(res, { status: 404, json: { message: `no route for ${method} ${u.pathname}` } });
     const n = found.c.seen++;
     const r = found.c.route;
-    const reply = typeof r === 'function' ? await r(rec, n) : Array.isArray(r) ? (r[Math.min(n, r.length - 1)] ?? {}) : r;
+    const reply =
+      typeof r === 'function' ? await r(rec, n) : Array.isArray(r) ? (r[Math.min(n, r.length - 1)] ?? {}) : r;
     await play(req, res, reply);
   }
 
@@ -136,13 +157,25 @@ export async function startFaultVendor(routes: Routes = {}): Promise<FaultVendor
     if (reply.hang) return; // the socket stays open until the client gives up or the server closes
     if (reply.delayMs) await pause(reply.delayMs);
     if (closing || req.socket.destroyed) return;
-    if (reply.reset === 'before') { req.socket.destroy(); return; }
+    if (reply.reset === 'before') {
+      req.socket.destroy();
+      return;
+    }
     send(res, reply);
   }
 
   function send(res: ServerResponse, reply: Reply): void {
-    const payload: Buffer = reply.json !== undefined ? Buffer.from(JSON.stringify(reply.json)) : reply.text !== undefined ? Buffer.from(reply.text) : reply.chunks ? Buffer.alloc(0) : Buffer.from('{}');
-    const type = reply.contentType ?? (reply.json !== undefined || (reply.text === undefined && !reply.chunks) ? 'application/json' : 'text/plain');
+    const payload: Buffer =
+      reply.json !== undefined
+        ? Buffer.from(JSON.stringify(reply.json))
+        : reply.text !== undefined
+          ? Buffer.from(reply.text)
+          : reply.chunks
+            ? Buffer.alloc(0)
+            : Buffer.from('{}');
+    const type =
+      reply.contentType ??
+      (reply.json !== undefined || (reply.text === undefined && !reply.chunks) ? 'application/json' : 'text/plain');
     const headers: Record<string, string> = { 'content-type': type, ...reply.headers };
     if (reply.chunks) {
       res.writeHead(reply.status ?? 200, headers);
@@ -154,7 +187,10 @@ export async function startFaultVendor(routes: Routes = {}): Promise<FaultVendor
     if (reply.reset === 'mid') {
       // Headers and half the body reach the client, then the connection dies.
       res.write(payload.subarray(0, Math.max(1, payload.length >> 1)), () => {
-        const t = setTimeout(() => { timers.delete(t); res.socket?.destroy(); }, 10);
+        const t = setTimeout(() => {
+          timers.delete(t);
+          res.socket?.destroy();
+        }, 10);
         timers.add(t);
       });
       return;
@@ -212,7 +248,8 @@ export function cursorFeed(items: unknown[], pageSize = 3): Handler {
   return (req) => {
     const c = req.query.get('cursor');
     const start = c === null ? 0 : /^c(\d+)$/.test(c) ? Number(c.slice(1)) : NaN;
-    if (!Number.isInteger(start) || start > items.length) return { status: 400, json: { message: `unknown cursor ${c}` } };
+    if (!Number.isInteger(start) || start > items.length)
+      return { status: 400, json: { message: `unknown cursor ${c}` } };
     const size = Number(req.query.get('limit') ?? pageSize);
     const page = items.slice(start, start + size);
     const next = start + page.length < items.length ? `c${start + page.length}` : null;
@@ -225,7 +262,11 @@ export function cursorFeed(items: unknown[], pageSize = 3): Handler {
  * every query parameter of the request (as many vendors do) with the page advanced. `form` makes
  * it absolute at this vendor (default), relative (`/linked?...`), or absolute at another origin.
  */
-export function linkedPages(items: unknown[], pageSize = 3, form: 'absolute' | 'relative' | { origin: string } = 'absolute'): Handler {
+export function linkedPages(
+  items: unknown[],
+  pageSize = 3,
+  form: 'absolute' | 'relative' | { origin: string } = 'absolute',
+): Handler {
   return (req) => {
     const page = Number(req.query.get('page') ?? 1);
     const size = Number(req.query.get('per_page') ?? pageSize);
@@ -235,7 +276,8 @@ export function linkedPages(items: unknown[], pageSize = 3, form: 'absolute' | '
       const q = new URLSearchParams(req.query);
       q.set('page', String(page + 1));
       const rel = `${req.path}?${q.toString()}`;
-      const at = form === 'relative' ? rel : `${form === 'absolute' ? `http://${req.headers.host}` : form.origin}${rel}`;
+      const at =
+        form === 'relative' ? rel : `${form === 'absolute' ? `http://${req.headers.host}` : form.origin}${rel}`;
       headers.link = `<${at}>; rel="next"`;
     }
     return { json: rows, headers };
@@ -264,18 +306,25 @@ export function oauth2Vendor(clientId: string, clientSecret: string, expiresIn =
   let tokenRequests = 0;
   const state = {
     refuse: false,
-    get tokenRequests() { return tokenRequests; },
+    get tokenRequests() {
+      return tokenRequests;
+    },
     issued,
-    expireAll() { live.clear(); },
+    expireAll() {
+      live.clear();
+    },
     token: ((req) => {
       tokenRequests++;
       const auth = req.headers.authorization ?? '';
       const pair = auth.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8') : '';
       const i = pair.indexOf(':');
-      const [id, secret] = i < 0 ? ['', ''] : [decodeURIComponent(pair.slice(0, i)), decodeURIComponent(pair.slice(i + 1))];
+      const [id, secret] =
+        i < 0 ? ['', ''] : [decodeURIComponent(pair.slice(0, i)), decodeURIComponent(pair.slice(i + 1))];
       const form = new URLSearchParams(req.body);
-      if (req.method !== 'POST' || form.get('grant_type') !== 'client_credentials') return { status: 400, json: { error: 'unsupported_grant_type' } };
-      if (state.refuse || id !== clientId || secret !== clientSecret) return { status: 401, json: { error: 'invalid_client' } };
+      if (req.method !== 'POST' || form.get('grant_type') !== 'client_credentials')
+        return { status: 400, json: { error: 'unsupported_grant_type' } };
+      if (state.refuse || id !== clientId || secret !== clientSecret)
+        return { status: 401, json: { error: 'invalid_client' } };
       const value = `tok-${issued.length + 1}-${randomBytes(6).toString('hex')}`;
       issued.push(value);
       live.add(value);
@@ -285,9 +334,14 @@ export function oauth2Vendor(clientId: string, clientSecret: string, expiresIn =
       let n = 0;
       return (req) => {
         const auth = req.headers.authorization ?? '';
-        if (!auth.startsWith('Bearer ') || !live.has(auth.slice(7))) return { status: 401, json: { error: 'invalid_token' } };
+        if (!auth.startsWith('Bearer ') || !live.has(auth.slice(7)))
+          return { status: 401, json: { error: 'invalid_token' } };
         const i = n++;
-        return typeof route === 'function' ? route(req, i) : Array.isArray(route) ? (route[Math.min(i, route.length - 1)] ?? {}) : route;
+        return typeof route === 'function'
+          ? route(req, i)
+          : Array.isArray(route)
+            ? (route[Math.min(i, route.length - 1)] ?? {})
+            : route;
       };
     },
   };
@@ -358,6 +412,16 @@ mappings:
 /** Compile one catalog source text into a registry entry; throws with the diagnostics when it does not compile. */
 export function registryEntry(text: string, file = 'catalog.yaml'): RegistryEntry {
   const c = compileSource([{ file, text }]);
-  if (!c.cgs || !c.cgs_hash) throw new Error(`test catalog does not compile: ${JSON.stringify(c.diagnostics, null, 1)}`);
-  return { entry_id: c.cgs.entry_id, label: c.cgs.label, tags: c.cgs.tags, version: c.cgs.version, cgs: c.cgs, cgs_hash: c.cgs_hash, base_url: c.cgs.backend.base_url, artifact: `${c.cgs.entry_id}.cgs.json` };
+  if (!c.cgs || !c.cgs_hash)
+    throw new Error(`test catalog does not compile: ${JSON.stringify(c.diagnostics, null, 1)}`);
+  return {
+    entry_id: c.cgs.entry_id,
+    label: c.cgs.label,
+    tags: c.cgs.tags,
+    version: c.cgs.version,
+    cgs: c.cgs,
+    cgs_hash: c.cgs_hash,
+    base_url: c.cgs.backend.base_url,
+    artifact: `${c.cgs.entry_id}.cgs.json`,
+  };
 }

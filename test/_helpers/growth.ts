@@ -62,7 +62,11 @@ export async function medianMs(fn: () => unknown, runs = 5): Promise<number> {
  * it is measured again (up to `attempts` times in all) and the lowest ratio counts. Noise does not
  * repeat; quadratic growth does.
  */
-export async function growth(small: () => unknown, big: () => unknown, opts: { runs?: number; bound?: number; attempts?: number } = {}): Promise<{ small: number; big: number; ratio: number }> {
+export async function growth(
+  small: () => unknown,
+  big: () => unknown,
+  opts: { runs?: number; bound?: number; attempts?: number } = {},
+): Promise<{ small: number; big: number; ratio: number }> {
   const { runs = 5, bound = 9, attempts = 3 } = opts;
   await small();
   await big();

@@ -12,8 +12,18 @@ export async function fixtureRegistry(): Promise<Registry> {
   const entries: RegistryEntry[] = [];
   for (const name of readdirSync(dir).sort()) {
     const c = compileSource(await readSourceDir(join(dir, name)));
-    if (!c.cgs || !c.cgs_hash) throw new Error(`fixture catalog ${name} does not compile: ${JSON.stringify(c.diagnostics)}`);
-    entries.push({ entry_id: c.cgs.entry_id, label: c.cgs.label, tags: c.cgs.tags, version: c.cgs.version, cgs: c.cgs, cgs_hash: c.cgs_hash, base_url: c.cgs.backend.base_url, artifact: `${name}.cgs.json` });
+    if (!c.cgs || !c.cgs_hash)
+      throw new Error(`fixture catalog ${name} does not compile: ${JSON.stringify(c.diagnostics)}`);
+    entries.push({
+      entry_id: c.cgs.entry_id,
+      label: c.cgs.label,
+      tags: c.cgs.tags,
+      version: c.cgs.version,
+      cgs: c.cgs,
+      cgs_hash: c.cgs_hash,
+      base_url: c.cgs.backend.base_url,
+      artifact: `${name}.cgs.json`,
+    });
   }
   return new Registry(entries);
 }

@@ -47,11 +47,20 @@ export async function startStack(t: Test, opts: StackOptions = {}): Promise<Stac
     vendorUrl = vendor.url;
   }
   const dir = opts.catalogDir ?? PACKED;
-  const loadOptions: LoadOptions = { ...opts.loadOptions, backendOverrides: { brewery: vendorUrl, helpdesk: vendorUrl, ...opts.loadOptions?.backendOverrides } };
+  const loadOptions: LoadOptions = {
+    ...opts.loadOptions,
+    backendOverrides: { brewery: vendorUrl, helpdesk: vendorUrl, ...opts.loadOptions?.backendOverrides },
+  };
   const { registry } = await loadCatalogDir(dir, loadOptions);
   const artifacts = opts.artifacts ?? new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
   const { vendorUrl: _v, catalogDir: _c, loadOptions: _l, artifacts: _a, timeouts, ...rest } = opts;
-  const app = new SvcApp({ ...rest, registry, artifacts, loadOptions, ...(opts.catalogDir ? { catalogDir: opts.catalogDir } : {}) });
+  const app = new SvcApp({
+    ...rest,
+    registry,
+    artifacts,
+    loadOptions,
+    ...(opts.catalogDir ? { catalogDir: opts.catalogDir } : {}),
+  });
   const l = await listen(app, 0, '127.0.0.1', timeouts);
   let closed: Promise<void> | undefined;
   const close = (graceMs = 500) => (closed ??= l.close(graceMs).then(() => artifacts.close()));
@@ -79,12 +88,24 @@ export interface CallInit {
 
 /** One request over fetch; Accept defaults to application/json. */
 export async function call(base: string, path: string, init: CallInit = {}): Promise<Answer> {
-  const headers: Record<string, string> = { accept: init.accept ?? 'application/json', ...(init.type ? { 'content-type': init.type } : {}), ...init.headers };
-  const res = await fetch(base + path, { method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'), headers, ...(init.body !== undefined ? { body: init.body } : {}) });
+  const headers: Record<string, string> = {
+    accept: init.accept ?? 'application/json',
+    ...(init.type ? { 'content-type': init.type } : {}),
+    ...init.headers,
+  };
+  const res = await fetch(base + path, {
+    method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'),
+    headers,
+    ...(init.body !== undefined ? { body: init.body } : {}),
+  });
   const text = await res.text();
   let body: Record<string, any> = {};
   if ((res.headers.get('content-type') ?? '').includes('json')) {
-    try { body = JSON.parse(text) as Record<string, any>; } catch { /* not one JSON document */ }
+    try {
+      body = JSON.parse(text) as Record<string, any>;
+    } catch {
+      /* not one JSON document */
+    }
   }
   return { status: res.status, text, headers: res.headers, body };
 }
@@ -97,27 +118,53 @@ export function codeOf(a: Answer): string | undefined {
 }
 
 /** Opens an execute session; returns its base path `/execute/{prompt_hash}/{session}` and the answer. */
-export async function openSession(base: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ path: string; answer: Answer }> {
+export async function openSession(
+  base: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ path: string; answer: Answer }> {
   const answer = await call(base, '/execute', { body: JSON.stringify(body), type: 'application/json', headers });
   if (answer.status !== 201) throw new Error(`POST /execute answered ${answer.status}: ${answer.text}`);
   return { path: `/execute/${answer.body.prompt_hash}/${answer.body.session}`, answer };
 }
 
 /** Runs a program (plain-text body) on a session path; `query` like `mode=plan&force=true`. */
-export function runProgram(base: string, sessionPath: string, program: string, query = '', init: CallInit = {}): Promise<Answer> {
-  return call(base, sessionPath + (query ? `?${query}` : ''), { ...init, method: 'POST', body: program, type: init.type ?? 'text/plain' });
+export function runProgram(
+  base: string,
+  sessionPath: string,
+  program: string,
+  query = '',
+  init: CallInit = {},
+): Promise<Answer> {
+  return call(base, sessionPath + (query ? `?${query}` : ''), {
+    ...init,
+    method: 'POST',
+    body: program,
+    type: init.type ?? 'text/plain',
+  });
 }
 
 /** A request with a raw request target and raw body (fetch would normalise either). */
-export function raw(base: string, method: string, target: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+export function raw(
+  base: string,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, method, path: target, headers: { accept: 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
-    });
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, method, path: target, headers: { accept: 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();

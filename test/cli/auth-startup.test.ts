@@ -36,45 +36,99 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-interface Exit { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Run `svc serve` expecting it to stop on its own (a startup failure). */
 function serveOnce(env: Record<string, string>): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, svcArgv(SERVE), { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, svcArgv(SERVE), {
+      cwd: ROOT,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`svc serve did not exit; stdout: ${stdout}`)); }, 15_000);
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc serve did not exit; stdout: ${stdout}`));
+    }, 15_000);
     child.on('error', reject);
-    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
   });
 }
 
-interface Running { url: string; stdout: () => string; stderr: () => string; stop(signal?: NodeJS.Signals): Promise<Exit> }
+interface Running {
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
 
 /** Start `svc serve` and wait for its URL; stopped in teardown if the test did not stop it. */
-function serveRunning(t: { teardown(fn: () => unknown): void }, env: Record<string, string>, args: string[] = []): Promise<Running> {
+function serveRunning(
+  t: { teardown(fn: () => unknown): void },
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, svcArgv([...SERVE, ...args]), { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, svcArgv([...SERVE, ...args]), {
+      cwd: ROOT,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let started = false;
-    const exited = new Promise<Exit>((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr })));
-    t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`svc serve did not start; stdout: ${stdout} stderr: ${stderr}`)); }, 15_000);
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    const exited = new Promise<Exit>((done) =>
+      child.on('close', (code, signal) => done({ code, signal, stdout, stderr })),
+    );
+    t.teardown(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc serve did not start; stdout: ${stdout} stderr: ${stderr}`));
+    }, 15_000);
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
     child.stdout.setEncoding('utf8').on('data', (c: string) => {
       stdout += c;
       const m = /listening on (http:\/\/\S+)/.exec(stdout);
       if (m && !started && stdout.includes('press Ctrl-C')) {
         started = true;
         clearTimeout(timer);
-        resolve({ url: m[1]!, stdout: () => stdout, stderr: () => stderr, stop: (signal = 'SIGTERM') => { child.kill(signal); return exited; } });
+        resolve({
+          url: m[1]!,
+          stdout: () => stdout,
+          stderr: () => stderr,
+          stop: (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
       }
     });
-    void exited.then((e) => { if (!started) { clearTimeout(timer); reject(new Error(`svc serve exited ${e.code}: ${e.stderr}`)); } });
+    void exited.then((e) => {
+      if (!started) {
+        clearTimeout(timer);
+        reject(new Error(`svc serve exited ${e.code}: ${e.stderr}`));
+      }
+    });
   });
 }
 
@@ -85,7 +139,8 @@ const failures: Array<{ name: string; env: () => Promise<Record<string, string>>
   {
     name: 'required without a secret or a key file',
     env: async () => ({ SVC_INCOMING_AUTH_MODE: 'required' }),
-    message: /^auth_config_invalid: SVC_INCOMING_AUTH_MODE=required needs SVC_AUTH_JWT_SECRET or SVC_AUTH_API_KEYS_FILE\n\s+hint: /m,
+    message:
+      /^auth_config_invalid: SVC_INCOMING_AUTH_MODE=required needs SVC_AUTH_JWT_SECRET or SVC_AUTH_API_KEYS_FILE\n\s+hint: /m,
   },
   {
     name: 'required with an empty secret',
@@ -95,36 +150,71 @@ const failures: Array<{ name: string; env: () => Promise<Record<string, string>>
   {
     name: 'key file missing',
     env: async () => ({ SVC_INCOMING_AUTH_MODE: 'required', SVC_AUTH_API_KEYS_FILE: join(dir, 'no-such-keys.json') }),
-    message: /^auth_config_invalid: SVC_AUTH_API_KEYS_FILE cannot be read \(ENOENT\)\n\s+hint: point it at a JSON file/m,
+    message:
+      /^auth_config_invalid: SVC_AUTH_API_KEYS_FILE cannot be read \(ENOENT\)\n\s+hint: point it at a JSON file/m,
   },
   {
     name: 'key file with malformed JSON',
-    env: async () => ({ SVC_INCOMING_AUTH_MODE: 'required', SVC_AUTH_API_KEYS_FILE: await file('malformed.json', '[{"key": "k1", "tenant_id": "acme", "subject": "x"},') }),
+    env: async () => ({
+      SVC_INCOMING_AUTH_MODE: 'required',
+      SVC_AUTH_API_KEYS_FILE: await file('malformed.json', '[{"key": "k1", "tenant_id": "acme", "subject": "x"},'),
+    }),
     message: /^auth_config_invalid: SVC_AUTH_API_KEYS_FILE is not valid JSON\n\s+hint: write a JSON array/m,
   },
   {
     name: 'key file holding an object, not an array',
-    env: async () => ({ SVC_INCOMING_AUTH_MODE: 'required', SVC_AUTH_API_KEYS_FILE: await file('object.json', JSON.stringify({ key: 'k1', tenant_id: 'acme', subject: 'x' })) }),
+    env: async () => ({
+      SVC_INCOMING_AUTH_MODE: 'required',
+      SVC_AUTH_API_KEYS_FILE: await file('object.json', JSON.stringify({ key: 'k1', tenant_id: 'acme', subject: 'x' })),
+    }),
     message: /^auth_config_invalid: SVC_AUTH_API_KEYS_FILE must hold a JSON array/m,
   },
   {
     name: 'a key entry without tenant_id (the second one)',
-    env: async () => ({ SVC_INCOMING_AUTH_MODE: 'required', SVC_AUTH_API_KEYS_FILE: await file('no-tenant.json', JSON.stringify([KEYS[0], { key: 'k2', subject: 'x' }])) }),
-    message: /^auth_config_invalid: entry 1 of SVC_AUTH_API_KEYS_FILE needs non-empty string key, tenant_id and subject\n\s+hint: /m,
+    env: async () => ({
+      SVC_INCOMING_AUTH_MODE: 'required',
+      SVC_AUTH_API_KEYS_FILE: await file('no-tenant.json', JSON.stringify([KEYS[0], { key: 'k2', subject: 'x' }])),
+    }),
+    message:
+      /^auth_config_invalid: entry 1 of SVC_AUTH_API_KEYS_FILE needs non-empty string key, tenant_id and subject\n\s+hint: /m,
   },
   {
     name: 'a key entry with an empty key',
-    env: async () => ({ SVC_INCOMING_AUTH_MODE: 'required', SVC_AUTH_API_KEYS_FILE: await file('empty-key.json', JSON.stringify([{ key: '', tenant_id: 'acme', subject: 'x' }])) }),
-    message: /^auth_config_invalid: entry 0 of SVC_AUTH_API_KEYS_FILE needs non-empty string key, tenant_id and subject/m,
+    env: async () => ({
+      SVC_INCOMING_AUTH_MODE: 'required',
+      SVC_AUTH_API_KEYS_FILE: await file(
+        'empty-key.json',
+        JSON.stringify([{ key: '', tenant_id: 'acme', subject: 'x' }]),
+      ),
+    }),
+    message:
+      /^auth_config_invalid: entry 0 of SVC_AUTH_API_KEYS_FILE needs non-empty string key, tenant_id and subject/m,
   },
   {
     name: 'a key with trailing white space (HTTP would strip it, so it could never match)',
-    env: async () => ({ SVC_INCOMING_AUTH_MODE: 'required', SVC_AUTH_API_KEYS_FILE: await file('space-key.json', JSON.stringify([KEYS[0], { key: 'k2 ', tenant_id: 'acme', subject: 'x' }])) }),
-    message: /^auth_config_invalid: entry 1 of SVC_AUTH_API_KEYS_FILE has a key with leading or trailing white space\n\s+hint: /m,
+    env: async () => ({
+      SVC_INCOMING_AUTH_MODE: 'required',
+      SVC_AUTH_API_KEYS_FILE: await file(
+        'space-key.json',
+        JSON.stringify([KEYS[0], { key: 'k2 ', tenant_id: 'acme', subject: 'x' }]),
+      ),
+    }),
+    message:
+      /^auth_config_invalid: entry 1 of SVC_AUTH_API_KEYS_FILE has a key with leading or trailing white space\n\s+hint: /m,
   },
   {
     name: 'the same key twice',
-    env: async () => ({ SVC_INCOMING_AUTH_MODE: 'required', SVC_AUTH_API_KEYS_FILE: await file('dup-key.json', JSON.stringify([{ key: 'k1', tenant_id: 'acme', subject: 'a' }, { key: 'k2', tenant_id: 'acme', subject: 'b' }, { key: 'k1', tenant_id: 'globex', subject: 'c' }])) }),
+    env: async () => ({
+      SVC_INCOMING_AUTH_MODE: 'required',
+      SVC_AUTH_API_KEYS_FILE: await file(
+        'dup-key.json',
+        JSON.stringify([
+          { key: 'k1', tenant_id: 'acme', subject: 'a' },
+          { key: 'k2', tenant_id: 'acme', subject: 'b' },
+          { key: 'k1', tenant_id: 'globex', subject: 'c' },
+        ]),
+      ),
+    }),
     message: /^auth_config_invalid: entries 0 and 2 of SVC_AUTH_API_KEYS_FILE have the same key\n\s+hint: /m,
   },
   {
@@ -166,11 +256,21 @@ t.test('required with a secret starts, refuses anonymous callers, stops on SIGTE
 });
 
 t.test('required with a secret and a key file: both kinds of credentials', async (t) => {
-  const s = await serveRunning(t, { SVC_INCOMING_AUTH_MODE: 'required', SVC_AUTH_JWT_SECRET: SECRET, SVC_AUTH_API_KEYS_FILE: goodKeys });
+  const s = await serveRunning(t, {
+    SVC_INCOMING_AUTH_MODE: 'required',
+    SVC_AUTH_JWT_SECRET: SECRET,
+    SVC_AUTH_API_KEYS_FILE: goodKeys,
+  });
   t.match(s.stdout(), /^inbound auth: required \(JWT HS256, 2 API keys\)$/m);
   const ctx = await fetch(`${s.url}/v1/incoming-auth/context`, { headers: { 'x-api-key': KEYS[1]!.key } });
   t.equal(ctx.status, 200);
-  t.same(await ctx.json(), { mode: 'required', authenticated: true, method: 'api_key', subject: 'ops', tenant_id: 'globex' });
+  t.same(await ctx.json(), {
+    mode: 'required',
+    authenticated: true,
+    method: 'api_key',
+    subject: 'ops',
+    tenant_id: 'globex',
+  });
   t.notOk(s.stdout().includes(KEYS[0]!.key), 'keys are never printed');
   t.equal((await s.stop('SIGINT')).code, 0, 'exit 0 on SIGINT');
 });
@@ -190,17 +290,31 @@ t.test('mode unset: off', async (t) => {
   t.equal((await s.stop()).code, 0);
 });
 
-t.test('backend URLs with user:password: the start-up lines show neither, one warning per entry names it', async (t) => {
-  const s = await serveRunning(t, { SVC_BACKEND_URL_HELPDESK: 'https://ops:hd-PASS-77@helpdesk.example.com/api?key=q-SECRET-9' }, ['--backend', 'brewery=http://admin:pw-SECRET-1@127.0.0.1:1']);
-  const out = s.stdout();
-  t.match(out, /^brewery v1 \S+ .* -> http:\/\/127\.0\.0\.1:1$/m, 'the brewery line shows scheme, host and port');
-  t.match(out, /^helpdesk v1 \S+ .* -> https:\/\/helpdesk\.example\.com\/api$/m, 'the helpdesk line shows the path, not the query');
-  const e = await s.stop();
-  t.equal(e.code, 0);
-  const warnings = e.stderr.split('\n').filter((l) => l.startsWith('warning:') && l.includes('backend_userinfo_ignored'));
-  t.same(warnings, [
-    "warning: backend_userinfo_ignored: backend of brewery carries user:password in its URL; svc does not send it — declare the catalog's auth instead",
-    "warning: backend_userinfo_ignored: backend of helpdesk carries user:password in its URL; svc does not send it — declare the catalog's auth instead",
-  ]);
-  for (const secret of ['pw-SECRET', 'hd-PASS', 'q-SECRET', 'admin:', 'ops:']) t.notOk(e.stdout.includes(secret) || e.stderr.includes(secret), `${secret} is printed nowhere`);
-});
+t.test(
+  'backend URLs with user:password: the start-up lines show neither, one warning per entry names it',
+  async (t) => {
+    const s = await serveRunning(
+      t,
+      { SVC_BACKEND_URL_HELPDESK: 'https://ops:hd-PASS-77@helpdesk.example.com/api?key=q-SECRET-9' },
+      ['--backend', 'brewery=http://admin:pw-SECRET-1@127.0.0.1:1'],
+    );
+    const out = s.stdout();
+    t.match(out, /^brewery v1 \S+ .* -> http:\/\/127\.0\.0\.1:1$/m, 'the brewery line shows scheme, host and port');
+    t.match(
+      out,
+      /^helpdesk v1 \S+ .* -> https:\/\/helpdesk\.example\.com\/api$/m,
+      'the helpdesk line shows the path, not the query',
+    );
+    const e = await s.stop();
+    t.equal(e.code, 0);
+    const warnings = e.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('warning:') && l.includes('backend_userinfo_ignored'));
+    t.same(warnings, [
+      "warning: backend_userinfo_ignored: backend of brewery carries user:password in its URL; svc does not send it — declare the catalog's auth instead",
+      "warning: backend_userinfo_ignored: backend of helpdesk carries user:password in its URL; svc does not send it — declare the catalog's auth instead",
+    ]);
+    for (const secret of ['pw-SECRET', 'hd-PASS', 'q-SECRET', 'admin:', 'ops:'])
+      t.notOk(e.stdout.includes(secret) || e.stderr.includes(secret), `${secret} is printed nowhere`);
+  },
+);

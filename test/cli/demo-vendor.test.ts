@@ -47,8 +47,14 @@ t.test('the nested route /breweries/{id}/beers filters beers by breweryId', asyn
   t.ok(want.length > 0, 'b-1 brews beers');
   t.equal(beers.length, want.length);
   t.ok(beers.every((b) => b.breweryId === 'b-1'));
-  const tickets = (await getJson(`${v.url}/customers/c-4/tickets?status=open`)).body as Array<{ customerId: string; status: string }>;
-  t.ok(tickets.length > 0 && tickets.every((x) => x.customerId === 'c-4' && x.status === 'open'), 'the helpdesk nested route keeps other filters');
+  const tickets = (await getJson(`${v.url}/customers/c-4/tickets?status=open`)).body as Array<{
+    customerId: string;
+    status: string;
+  }>;
+  t.ok(
+    tickets.length > 0 && tickets.every((x) => x.customerId === 'c-4' && x.status === 'open'),
+    'the helpdesk nested route keeps other filters',
+  );
 });
 
 t.test('writes change the in-memory data, never db.json on disk', async (t) => {
@@ -62,9 +68,16 @@ t.test('writes change the in-memory data, never db.json on disk', async (t) => {
   t.equal(res.status, 201);
   const created = (await res.json()) as { id: unknown; subject: string };
   t.equal(created.subject, 'Test ticket');
-  t.ok((v.db().tickets as Array<{ id: unknown }>).some((x) => x.id === created.id), 'visible in db()');
+  t.ok(
+    (v.db().tickets as Array<{ id: unknown }>).some((x) => x.id === created.id),
+    'visible in db()',
+  );
   t.equal(v.db().tickets!.length, 86);
-  const patched = await fetch(`${v.url}/tickets/t-1`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"status":"closed"}' });
+  const patched = await fetch(`${v.url}/tickets/t-1`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: '{"status":"closed"}',
+  });
   t.equal(((await patched.json()) as { status: string }).status, 'closed');
   await new Promise((r) => setTimeout(r, 50));
   t.ok((await readFile(DB)).equals(before), 'db.json is byte-identical');

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { childEnv, ROOT, svcArgv } from '../_helpers/cli.js';
 
-const run = async (...args: string[]) => (await promisify(execFile)(process.execPath, svcArgv(args), { cwd: ROOT, env: childEnv() })).stdout;
+const run = async (...args: string[]) =>
+  (await promisify(execFile)(process.execPath, svcArgv(args), { cwd: ROOT, env: childEnv() })).stdout;
 const doc = await readFile(join(ROOT, 'docs', 'cli.md'), 'utf8');
 
 t.test('the `svc --help` block of docs/cli.md is the real output', async (t) => {

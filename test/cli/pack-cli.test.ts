@@ -6,7 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, svcArgv } from '../_helpers/cli.js';
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** The child's environment: ours without tap's process-info hook (it slows every spawn down). */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -17,9 +21,14 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 function svc(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, svcArgv(args), { cwd: ROOT, env: childEnv(env), timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      svcArgv(args),
+      { cwd: ROOT, env: childEnv(env), timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -64,30 +73,80 @@ t.test('--check writes nothing and exits 0', async (t) => {
 });
 
 t.test('--check --json prints one JSON document with ok and catalogs', async (t) => {
-  const expected = JSON.parse(await readFile(join(ROOT, 'fixtures', 'invalid', 'many-problems', 'expected.json'), 'utf8')) as Array<{ code: string }>;
-  const r = await svc(['pack', '--check', '--json', 'fixtures/catalogs/brewery', 'fixtures/catalogs/helpdesk', 'fixtures/invalid/many-problems']);
+  const expected = JSON.parse(
+    await readFile(join(ROOT, 'fixtures', 'invalid', 'many-problems', 'expected.json'), 'utf8'),
+  ) as Array<{ code: string }>;
+  const r = await svc([
+    'pack',
+    '--check',
+    '--json',
+    'fixtures/catalogs/brewery',
+    'fixtures/catalogs/helpdesk',
+    'fixtures/invalid/many-problems',
+  ]);
   t.equal(r.code, 1, 'one source has problems');
   t.equal(r.stderr, '', 'with --json everything is on stdout');
   const doc = JSON.parse(r.stdout) as { ok: boolean; catalogs: Array<Record<string, unknown>> };
   t.equal(doc.ok, false);
   t.match(doc.catalogs, [
-    { source: 'fixtures/catalogs/brewery', ok: true, entry_id: 'brewery', version: 1, cgs_hash: /^[0-9a-f]{64}$/, status: 'checked', diagnostics: [] },
-    { source: 'fixtures/catalogs/helpdesk', ok: true, entry_id: 'helpdesk', status: 'checked', files: { cgs: /^helpdesk\.v1\.[0-9a-f]{12}\.cgs\.json$/ } },
+    {
+      source: 'fixtures/catalogs/brewery',
+      ok: true,
+      entry_id: 'brewery',
+      version: 1,
+      cgs_hash: /^[0-9a-f]{64}$/,
+      status: 'checked',
+      diagnostics: [],
+    },
+    {
+      source: 'fixtures/catalogs/helpdesk',
+      ok: true,
+      entry_id: 'helpdesk',
+      status: 'checked',
+      files: { cgs: /^helpdesk\.v1\.[0-9a-f]{12}\.cgs\.json$/ },
+    },
     { source: 'fixtures/invalid/many-problems', ok: false },
   ]);
-  const diags = (doc.catalogs[2] as { diagnostics: Array<{ code: string; message: string; hint: string; span: { file: string; line: number; col: number } }> }).diagnostics;
-  t.same(diags.map((d) => d.code), expected.map((e) => e.code), 'every diagnostic with its code');
-  t.ok(diags.every((d) => d.message && d.hint && d.span.line > 0 && d.span.col > 0), 'each with message, hint and position');
+  const diags = (
+    doc.catalogs[2] as {
+      diagnostics: Array<{
+        code: string;
+        message: string;
+        hint: string;
+        span: { file: string; line: number; col: number };
+      }>;
+    }
+  ).diagnostics;
+  t.same(
+    diags.map((d) => d.code),
+    expected.map((e) => e.code),
+    'every diagnostic with its code',
+  );
+  t.ok(
+    diags.every((d) => d.message && d.hint && d.span.line > 0 && d.span.col > 0),
+    'each with message, hint and position',
+  );
 });
 
 t.test('an invalid source exits 1 and reports all its diagnostics on stderr', async (t) => {
   const out = await tempDir(t);
-  const expected = JSON.parse(await readFile(join(ROOT, 'fixtures', 'invalid', 'many-problems', 'expected.json'), 'utf8')) as Array<{ code: string; file: string; line: number; col: number }>;
+  const expected = JSON.parse(
+    await readFile(join(ROOT, 'fixtures', 'invalid', 'many-problems', 'expected.json'), 'utf8'),
+  ) as Array<{ code: string; file: string; line: number; col: number }>;
   const r = await svc(['pack', 'fixtures/invalid/many-problems', 'fixtures/catalogs/brewery', '--out', out]);
   t.equal(r.code, 1);
-  const lines = r.stderr.split('\n').filter((l) => /^fixtures\/invalid\/many-problems\/[\w-]+\.yaml:\d+:\d+: [a-z_]+: /.test(l));
-  t.same(lines.map((l) => l.split(': ')[1]), expected.map((e) => e.code), 'every diagnostic, in order');
-  t.same(lines.map((l) => l.split(':').slice(0, 3).join(':')), expected.map((e) => `fixtures/invalid/many-problems/${e.file}:${e.line}:${e.col}`));
+  const lines = r.stderr
+    .split('\n')
+    .filter((l) => /^fixtures\/invalid\/many-problems\/[\w-]+\.yaml:\d+:\d+: [a-z_]+: /.test(l));
+  t.same(
+    lines.map((l) => l.split(': ')[1]),
+    expected.map((e) => e.code),
+    'every diagnostic, in order',
+  );
+  t.same(
+    lines.map((l) => l.split(':').slice(0, 3).join(':')),
+    expected.map((e) => `fixtures/invalid/many-problems/${e.file}:${e.line}:${e.col}`),
+  );
   t.equal(r.stderr.split('\n').filter((l) => l.startsWith('  hint: ')).length, expected.length, 'one hint line each');
   t.match(r.stderr, new RegExp(`^fixtures/invalid/many-problems: ${expected.length} problems$`, 'm'));
   t.match(r.stdout, /^packed brewery v1/m, 'a clean source in the same run is still packed');
@@ -105,17 +164,34 @@ t.test('pack without --out or --check is a usage error (exit 2)', async (t) => {
 t.test('catalogs --catalog-dir lists the loaded entries', async (t) => {
   const r = await svc(['catalogs', '--catalog-dir', 'fixtures/packed']);
   t.equal(r.code, 0, r.stderr);
-  t.match(r.stdout, /^brewery v1 [0-9a-f]{12} {2}Breweries and beers {2}\[Brewery, Beer, Review\] {2}\d+ capabilities {2}-> http:\/\/127\.0\.0\.1:3000$/m);
-  t.match(r.stdout, /^helpdesk v1 [0-9a-f]{12} {2}Help desk {2}\[Customer, Ticket, Comment\] {2}\d+ capabilities {2}-> http:\/\/127\.0\.0\.1:3000$/m);
+  t.match(
+    r.stdout,
+    /^brewery v1 [0-9a-f]{12} {2}Breweries and beers {2}\[Brewery, Beer, Review\] {2}\d+ capabilities {2}-> http:\/\/127\.0\.0\.1:3000$/m,
+  );
+  t.match(
+    r.stdout,
+    /^helpdesk v1 [0-9a-f]{12} {2}Help desk {2}\[Customer, Ticket, Comment\] {2}\d+ capabilities {2}-> http:\/\/127\.0\.0\.1:3000$/m,
+  );
 
-  const json = await svc(['catalogs', '--catalog-dir', 'fixtures/packed', '--json', '--backend', 'brewery=http://127.0.0.1:4000'], { SVC_BACKEND_URL_HELPDESK: 'http://127.0.0.1:5000' });
+  const json = await svc(
+    ['catalogs', '--catalog-dir', 'fixtures/packed', '--json', '--backend', 'brewery=http://127.0.0.1:4000'],
+    { SVC_BACKEND_URL_HELPDESK: 'http://127.0.0.1:5000' },
+  );
   t.equal(json.code, 0, json.stderr);
   t.match(JSON.parse(json.stdout), [
-    { entry_id: 'brewery', version: 1, base_url: 'http://127.0.0.1:4000', cgs_hash: /^[0-9a-f]{64}$/, artifact: /^brewery\.v1\./ },
+    {
+      entry_id: 'brewery',
+      version: 1,
+      base_url: 'http://127.0.0.1:4000',
+      cgs_hash: /^[0-9a-f]{64}$/,
+      artifact: /^brewery\.v1\./,
+    },
     { entry_id: 'helpdesk', base_url: 'http://127.0.0.1:5000', entities: 3 },
   ]);
 
-  const schema = (await readdir(join(ROOT, 'fixtures', 'packed'))).find((f) => f.startsWith('helpdesk.') && f.endsWith('.cgs.json'))!;
+  const schema = (await readdir(join(ROOT, 'fixtures', 'packed'))).find(
+    (f) => f.startsWith('helpdesk.') && f.endsWith('.cgs.json'),
+  )!;
   const one = await svc(['catalogs', '--schema', join('fixtures', 'packed', schema)]);
   t.equal(one.code, 0, one.stderr);
   t.match(one.stdout, /^helpdesk v1 /);
@@ -146,10 +222,12 @@ t.test('--catalog-dir and --schema together, or neither, is a usage error (exit 
 t.test('help exits 0 and names the commands and options', async (t) => {
   const top = await svc(['--help']);
   t.equal(top.code, 0);
-  for (const s of ['Usage: svc', 'pack', 'catalogs', 'schemas', 'serve', 'demo', '--version', '--help']) t.match(top.stdout, s);
+  for (const s of ['Usage: svc', 'pack', 'catalogs', 'schemas', 'serve', 'demo', '--version', '--help'])
+    t.match(top.stdout, s);
   const pack = await svc(['pack', '--help']);
   t.equal(pack.code, 0);
-  for (const s of ['Usage: svc pack', '--out <catalog-dir>', '--check', '--json', 'file:line:col', 'Exit status']) t.match(pack.stdout, s);
+  for (const s of ['Usage: svc pack', '--out <catalog-dir>', '--check', '--json', 'file:line:col', 'Exit status'])
+    t.match(pack.stdout, s);
 });
 
 t.test('demo --once packs both bundled catalogs, serves them against the vendor and exits 0', async (t) => {
@@ -161,5 +239,9 @@ t.test('demo --once packs both bundled catalogs, serves them against the vendor 
   t.match(r.stdout, new RegExp(`^brewery v1 .*-> ${url}$`, 'm'), 'brewery points at the vendor');
   t.match(r.stdout, new RegExp(`^helpdesk v1 .*-> ${url}$`, 'm'), 'helpdesk points at the vendor');
   t.match(r.stdout, /listening on http:\/\/127\.0\.0\.1:\d+/, 'prints where svc listens');
-  t.match(r.stdout, /curl -s -X POST 'http:\/\/127\.0\.0\.1:\d+\/execute\/[0-9a-f]{16}\/[0-9a-f]{16}'/, 'prints a program curl line');
+  t.match(
+    r.stdout,
+    /curl -s -X POST 'http:\/\/127\.0\.0\.1:\d+\/execute\/[0-9a-f]{16}\/[0-9a-f]{16}'/,
+    'prints a program curl line',
+  );
 });

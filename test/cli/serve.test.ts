@@ -20,10 +20,21 @@ import { ROOT, serve, svc, svcOnce } from '../_helpers/cli.js';
 
 const PACKED = 'fixtures/packed';
 const BREWERY_CGS = 'fixtures/packed/brewery.v1.05556110c826.cgs.json';
-const BERLIN = (demoVendorData().breweries as Array<{ city: string; name: string }>).filter((b) => b.city === 'Berlin').map((b) => b.name).sort();
+const BERLIN = (demoVendorData().breweries as Array<{ city: string; name: string }>)
+  .filter((b) => b.city === 'Berlin')
+  .map((b) => b.name)
+  .sort();
 
-async function postJson(url: string, body: unknown, accept = 'application/json'): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) });
+async function postJson(
+  url: string,
+  body: unknown,
+  accept = 'application/json',
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -35,18 +46,37 @@ async function brewerySession(base: string): Promise<string> {
 }
 
 async function berlin(sessionUrl: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(sessionUrl, { method: 'POST', headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: 'e1(city="Berlin")[name,city]' });
+  const res = await fetch(sessionUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', accept: 'application/json' },
+    body: 'e1(city="Berlin")[name,city]',
+  });
   return { status: res.status, body: await res.json() };
 }
 
 /** The Berlin program over a keep-alive connection of node:http, with the answer's headers. */
-function berlinKeepAlive(sessionUrl: string, agent: Agent): Promise<{ status: number; headers: IncomingHttpHeaders; body: any }> {
+function berlinKeepAlive(
+  sessionUrl: string,
+  agent: Agent,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(sessionUrl, { method: 'POST', agent, headers: { 'content-type': 'text/plain', accept: 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => { text += c; });
-      res.on('end', () => { try { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }); } catch (e) { reject(e); } });
-    });
+    const req = httpRequest(
+      sessionUrl,
+      { method: 'POST', agent, headers: { 'content-type': 'text/plain', accept: 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) });
+          } catch (e) {
+            reject(e);
+          }
+        });
+      },
+    );
     req.on('error', reject);
     req.end('e1(city="Berlin")[name,city]');
   });
@@ -55,7 +85,10 @@ function berlinKeepAlive(sessionUrl: string, agent: Agent): Promise<{ status: nu
 /** GET on a new connection (no keep-alive pool): resolves with the status or rejects with the socket error. */
 function freshGet(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { agent: false }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+    const req = httpRequest(url, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
     req.on('error', reject);
     req.end();
   });
@@ -68,8 +101,16 @@ t.test('serve prints the catalogs it loaded and the URL; the URL serves programs
   t.teardown(() => vendor.close());
   const p = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--http', '--backend', `brewery=${vendor.url}`]);
   t.match(p.stdout, /^loaded 2 catalogs:\n/);
-  t.match(p.stdout, new RegExp(`^brewery v1 05556110c826 .*\\[Brewery, Beer, Review\\].* -> ${vendor.url.replace(/\./g, '\\.')}$`, 'm'), 'brewery: version, hash, entities, the overridden backend');
-  t.match(p.stdout, /^helpdesk v1 967c9e5f5a5e .* -> http:\/\/127\.0\.0\.1:3000$/m, 'helpdesk keeps its catalog backend');
+  t.match(
+    p.stdout,
+    new RegExp(`^brewery v1 05556110c826 .*\\[Brewery, Beer, Review\\].* -> ${vendor.url.replace(/\./g, '\\.')}$`, 'm'),
+    'brewery: version, hash, entities, the overridden backend',
+  );
+  t.match(
+    p.stdout,
+    /^helpdesk v1 967c9e5f5a5e .* -> http:\/\/127\.0\.0\.1:3000$/m,
+    'helpdesk keeps its catalog backend',
+  );
   t.match(p.stdout, /^inbound auth: off$/m);
   t.match(p.url, /^http:\/\/127\.0\.0\.1:\d+$/, 'the default host and a free port');
   t.notMatch(p.url, /:0$/, 'the real port, not 0');
@@ -89,31 +130,44 @@ t.test('serve prints the catalogs it loaded and the URL; the URL serves programs
   t.same(await p.exited, { code: 0, signal: null });
 });
 
-t.test('start-up names only the surfaces really served: --mcp alone is refused, no flag or --http --mcp serve HTTP', async (t) => {
-  const alone = await svcOnce(t, ['serve', '--catalog-dir', PACKED, '--port', '0', '--mcp']);
-  t.equal(alone.code, 2, '--mcp alone: a usage error');
-  t.match(alone.stderr, /^bad_arguments: the MCP surface is not part of this build yet/m);
-  t.notMatch(alone.stdout, /listening/, 'nothing listens');
-  const both = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--http', '--mcp']);
-  t.match(both.stdout, /^svc HTTP listening on http:/m);
-  await both.waitFor(/press Ctrl-C to stop\n/); // printed after every start-up line
-  t.notMatch(both.stdout, /MCP listening/, 'no claim that MCP listens');
-  t.match(both.stdout, /^note: the MCP surface is not part of this build yet/m, 'a note says only the HTTP routes answer');
-  both.child.kill('SIGTERM');
-  t.equal((await both.exited).code, 0);
-  const plain = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--host', '127.0.0.1']);
-  t.match(plain.stdout, /^svc HTTP listening on http:\/\/127\.0\.0\.1:\d+$/m, 'neither flag: HTTP');
-  t.notMatch(plain.stdout, /MCP/);
-  plain.child.kill('SIGTERM');
-  t.equal((await plain.exited).code, 0);
-});
+t.test(
+  'start-up names only the surfaces really served: --mcp alone is refused, no flag or --http --mcp serve HTTP',
+  async (t) => {
+    const alone = await svcOnce(t, ['serve', '--catalog-dir', PACKED, '--port', '0', '--mcp']);
+    t.equal(alone.code, 2, '--mcp alone: a usage error');
+    t.match(alone.stderr, /^bad_arguments: the MCP surface is not part of this build yet/m);
+    t.notMatch(alone.stdout, /listening/, 'nothing listens');
+    const both = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--http', '--mcp']);
+    t.match(both.stdout, /^svc HTTP listening on http:/m);
+    await both.waitFor(/press Ctrl-C to stop\n/); // printed after every start-up line
+    t.notMatch(both.stdout, /MCP listening/, 'no claim that MCP listens');
+    t.match(
+      both.stdout,
+      /^note: the MCP surface is not part of this build yet/m,
+      'a note says only the HTTP routes answer',
+    );
+    both.child.kill('SIGTERM');
+    t.equal((await both.exited).code, 0);
+    const plain = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--host', '127.0.0.1']);
+    t.match(plain.stdout, /^svc HTTP listening on http:\/\/127\.0\.0\.1:\d+$/m, 'neither flag: HTTP');
+    t.notMatch(plain.stdout, /MCP/);
+    plain.child.kill('SIGTERM');
+    t.equal((await plain.exited).code, 0);
+  },
+);
 
 t.test('--schema loads one CGS; reload on such a server answers 409', async (t) => {
   const p = await serve(t, ['--schema', BREWERY_CGS, '--port', '0'], { SVC_CONTROL_PLANE_SECRET: 'serve-test-secret' });
   t.match(p.stdout, /^loaded 1 catalog:\nbrewery v1 05556110c826 /);
   const reg = await fetch(`${p.url}/v1/registry`);
-  t.same(((await reg.json()) as { entries: Array<{ entry_id: string }> }).entries.map((e) => e.entry_id), ['brewery']);
-  const res = await fetch(`${p.url}/internal/catalog-registry/v1/reload`, { method: 'POST', headers: { 'x-svc-control-plane-secret': 'serve-test-secret' } });
+  t.same(
+    ((await reg.json()) as { entries: Array<{ entry_id: string }> }).entries.map((e) => e.entry_id),
+    ['brewery'],
+  );
+  const res = await fetch(`${p.url}/internal/catalog-registry/v1/reload`, {
+    method: 'POST',
+    headers: { 'x-svc-control-plane-secret': 'serve-test-secret' },
+  });
   t.equal(res.status, 409);
   t.equal(((await res.json()) as { code: string }).code, 'reload_unavailable');
   p.child.kill('SIGTERM');
@@ -155,18 +209,28 @@ t.test('other bad start-ups: malformed --backend and --port are usage errors, no
 
 t.test('SIGTERM: new connections are refused, the request in flight finishes, then exit 0', async (t) => {
   let release!: () => void;
-  const gate = new Promise<void>((resolve) => { release = resolve; });
-  const vendor = await startFaultVendor({
-    'GET /breweries': async () => { await gate; return { json: [{ id: 'b-900', name: 'Slow Lane Brewing', city: 'Berlin' }], headers: { 'x-total-count': '1' } }; },
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
   });
-  t.teardown(() => { release(); return vendor.close(); });
+  const vendor = await startFaultVendor({
+    'GET /breweries': async () => {
+      await gate;
+      return { json: [{ id: 'b-900', name: 'Slow Lane Brewing', city: 'Berlin' }], headers: { 'x-total-count': '1' } };
+    },
+  });
+  t.teardown(() => {
+    release();
+    return vendor.close();
+  });
   const p = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--backend', `brewery=${vendor.url}`]);
   const session = await brewerySession(p.url);
 
   const agent = new Agent({ keepAlive: true });
   t.teardown(() => agent.destroy());
   let settled = false;
-  const inFlight = berlinKeepAlive(session, agent).finally(() => { settled = true; });
+  const inFlight = berlinKeepAlive(session, agent).finally(() => {
+    settled = true;
+  });
   for (let i = 0; i < 200 && vendor.hits('/breweries').length === 0; i++) await new Promise((r) => setTimeout(r, 25));
   t.equal(vendor.hits('/breweries').length, 1, 'the program reached the vendor, which holds it');
 
@@ -178,8 +242,15 @@ t.test('SIGTERM: new connections are refused, the request in flight finishes, th
   release();
   const run = await inFlight;
   t.equal(run.status, 200, 'the request in flight finished');
-  t.same((run.body.rows as Array<{ name: string }>).map((r) => r.name), ['Slow Lane Brewing']);
-  t.equal(run.headers.connection, 'close', 'its keep-alive connection is closed with it, not left to the grace timeout');
+  t.same(
+    (run.body.rows as Array<{ name: string }>).map((r) => r.name),
+    ['Slow Lane Brewing'],
+  );
+  t.equal(
+    run.headers.connection,
+    'close',
+    'its keep-alive connection is closed with it, not left to the grace timeout',
+  );
   t.same(await p.exited, { code: 0, signal: null }, 'then the process exits 0');
 });
 
@@ -194,7 +265,14 @@ t.test('SIGINT stops the server and exits 0', async (t) => {
 
 // ---------------------------------------------------------------- svc demo
 
-const CURL = (() => { try { execFileSync('curl', ['--version'], { stdio: 'ignore' }); return true; } catch { return false; } })();
+const CURL = (() => {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 /** Split a shell line into words: single quotes and bare words, up to a `#` comment. */
 function shellWords(line: string): string[] {
@@ -210,7 +288,9 @@ function shellWords(line: string): string[] {
 /** Run a printed curl line: with curl through sh when it is installed, else the same request with fetch. */
 async function runCurl(line: string): Promise<string> {
   if (CURL) {
-    return new Promise((resolve, reject) => execFile('sh', ['-c', line], { cwd: ROOT }, (e, stdout) => (e ? reject(e) : resolve(stdout))));
+    return new Promise((resolve, reject) =>
+      execFile('sh', ['-c', line], { cwd: ROOT }, (e, stdout) => (e ? reject(e) : resolve(stdout))),
+    );
   }
   const w = shellWords(line);
   let method: string | undefined;
@@ -221,17 +301,29 @@ async function runCurl(line: string): Promise<string> {
     const a = w[i]!;
     if (a === '-s') continue;
     if (a === '-X') method = w[++i];
-    else if (a === '-H') { const h = w[++i]!; const c = h.indexOf(':'); headers[h.slice(0, c).trim()] = h.slice(c + 1).trim(); }
-    else if (a === '-d' || a === '--data-binary') { body = w[++i]; headers['content-type'] ??= 'application/x-www-form-urlencoded'; }
-    else url = a;
+    else if (a === '-H') {
+      const h = w[++i]!;
+      const c = h.indexOf(':');
+      headers[h.slice(0, c).trim()] = h.slice(c + 1).trim();
+    } else if (a === '-d' || a === '--data-binary') {
+      body = w[++i];
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    } else url = a;
   }
-  const res = await fetch(url, { method: method ?? (body !== undefined ? 'POST' : 'GET'), headers, ...(body !== undefined ? { body } : {}) });
+  const res = await fetch(url, {
+    method: method ?? (body !== undefined ? 'POST' : 'GET'),
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
   return res.text();
 }
 
 /** The curl lines of the demo output, each from `curl` to the end of its line. */
 function curlLines(stdout: string): string[] {
-  return stdout.split('\n').filter((l) => l.includes('curl -s ')).map((l) => l.slice(l.indexOf('curl -s ')));
+  return stdout
+    .split('\n')
+    .filter((l) => l.includes('curl -s '))
+    .map((l) => l.slice(l.indexOf('curl -s ')));
 }
 
 t.test('demo --once prints the loaded catalogs, the URL and curl lines, then exits 0 and cleans up', async (t) => {
@@ -254,7 +346,11 @@ t.test('the curl lines of svc demo work when run as printed', async (t) => {
   const [program, symbols, open, registry] = lines as [string, string, string, string];
 
   const rows = await runCurl(program);
-  t.match(rows, new RegExp(`^brewery:Brewery: ${BERLIN.length} of ${BERLIN.length} rows$`, 'm'), 'the program ran against the demo vendor');
+  t.match(
+    rows,
+    new RegExp(`^brewery:Brewery: ${BERLIN.length} of ${BERLIN.length} rows$`, 'm'),
+    'the program ran against the demo vendor',
+  );
   for (const name of BERLIN) t.match(rows, name);
   t.match(rows, /^# status: succeeded$/m);
 
@@ -267,7 +363,10 @@ t.test('the curl lines of svc demo work when run as printed', async (t) => {
   t.match(wave, /^e2\(.*\)\[\.\.\]\tbrewery:Beer: /m);
 
   const reg = JSON.parse(await runCurl(registry)) as { entries: Array<{ entry_id: string }> };
-  t.same(reg.entries.map((e) => e.entry_id), ['brewery', 'helpdesk']);
+  t.same(
+    reg.entries.map((e) => e.entry_id),
+    ['brewery', 'helpdesk'],
+  );
 
   const dir = /catalogs packed into (\S+) \(removed on exit\)/.exec(p.stdout)![1]!;
   t.ok(existsSync(dir), 'the packed catalogs exist while the demo runs');

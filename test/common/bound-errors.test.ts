@@ -2,14 +2,30 @@ import t from 'tap';
 import { boundErrors, MAX_ERROR_TEXT, MAX_SHOWN_ERRORS, tooManyErrors } from '../../common/bound-errors.js';
 import { svcError, type SvcError } from '../../common/errors.js';
 
-const many = (n: number): SvcError[] => Array.from({ length: n }, (_, i) => svcError('syntax_error', `error ${i}`, { hint: 'h', span: { line: i + 1, col: 1 } }));
+const many = (n: number): SvcError[] =>
+  Array.from({ length: n }, (_, i) =>
+    svcError('syntax_error', `error ${i}`, { hint: 'h', span: { line: i + 1, col: 1 } }),
+  );
 
 t.test('at most MAX_SHOWN_ERRORS, then one too_many_errors with the count', async (t) => {
   t.equal(MAX_SHOWN_ERRORS, 20);
   const b = boundErrors(many(5000));
   t.equal(b.length, 21);
-  t.same(b.slice(0, 20).map((e) => e.message), Array.from({ length: 20 }, (_, i) => `error ${i}`), 'the first 20, in the order given');
-  t.same(b[20], { code: 'too_many_errors', message: '4980 more errors not shown', hint: 'fix the errors above and compile again', span: { line: 21, col: 1 } }, 'at the first one left out');
+  t.same(
+    b.slice(0, 20).map((e) => e.message),
+    Array.from({ length: 20 }, (_, i) => `error ${i}`),
+    'the first 20, in the order given',
+  );
+  t.same(
+    b[20],
+    {
+      code: 'too_many_errors',
+      message: '4980 more errors not shown',
+      hint: 'fix the errors above and compile again',
+      span: { line: 21, col: 1 },
+    },
+    'at the first one left out',
+  );
   t.same(boundErrors(many(20)), many(20), 'twenty: unchanged, no summary');
   t.equal(boundErrors(many(21))[20]!.message, '1 more error not shown');
   t.same(boundErrors(b), b, 'idempotent: a bounded list keeps its count');

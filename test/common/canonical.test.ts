@@ -17,7 +17,11 @@ t.test('sha256Hex matches known vectors', async (t) => {
   t.equal(sha256Hex(''), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   t.equal(sha256Hex('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   t.equal(sha256Hex(new TextEncoder().encode('abc')), sha256Hex('abc'), 'bytes and strings agree');
-  t.equal(sha256Hex('é'), createHash('sha256').update(Buffer.from('é', 'utf8')).digest('hex'), 'strings are hashed as UTF-8');
+  t.equal(
+    sha256Hex('é'),
+    createHash('sha256').update(Buffer.from('é', 'utf8')).digest('hex'),
+    'strings are hashed as UTF-8',
+  );
 });
 
 t.test('canonicalHash is sha256 of the canonical JSON', async (t) => {
@@ -44,16 +48,26 @@ t.test('sortKeysDeep returns a sorted deep copy and leaves the input alone', asy
 t.test('canonicalJson is byte-identical to fast-json-stable-stringify (property test)', async (t) => {
   const { default: stable } = await import('fast-json-stable-stringify');
   let seed = 7;
-  const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n; };
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
   const str = () => ['', 'a', 'B', 'é', '\u2028', '"q"', 'x\\y', '\n', '🍺', 'Z_1'][rnd(10)]! + String(rnd(100));
   const value = (depth: number): unknown => {
     switch (depth > 3 ? rnd(5) : rnd(7)) {
-      case 0: return null;
-      case 1: return rnd(2) === 0;
-      case 2: return [0, -1, 1.5, 1e21, -0.000001, 123456789012, 2 ** 53 - 1][rnd(7)];
-      case 3: case 4: return str();
-      case 5: return Array.from({ length: rnd(4) }, () => value(depth + 1));
-      default: return Object.fromEntries(Array.from({ length: rnd(5) }, () => [str(), value(depth + 1)]));
+      case 0:
+        return null;
+      case 1:
+        return rnd(2) === 0;
+      case 2:
+        return [0, -1, 1.5, 1e21, -0.000001, 123456789012, 2 ** 53 - 1][rnd(7)];
+      case 3:
+      case 4:
+        return str();
+      case 5:
+        return Array.from({ length: rnd(4) }, () => value(depth + 1));
+      default:
+        return Object.fromEntries(Array.from({ length: rnd(5) }, () => [str(), value(depth + 1)]));
     }
   };
   let same = 0;
@@ -70,14 +84,26 @@ t.test('canonicalJson is byte-identical to fast-json-stable-stringify (property 
   }
 });
 
-t.test('fast-json-stable-stringify is a development dependency only: the reference, never the implementation', async (t) => {
-  const root = join(import.meta.dirname, '..', '..');
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
-  t.notOk(pkg.dependencies?.['fast-json-stable-stringify'], 'not a runtime dependency');
-  t.ok(pkg.devDependencies?.['fast-json-stable-stringify'], 'a devDependency (this test uses it)');
-  for (const dir of ['common', 'pack', 'compiler', 'runtime', 'server', 'cli']) {
-    for (const f of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).filter((x) => x.endsWith('.ts'))) {
-      t.notMatch(readFileSync(join(root, dir, f), 'utf8'), /from ['"]fast-json-stable-stringify['"]|import\(['"]fast-json-stable-stringify['"]\)/, `${dir}/${f} does not import it`);
+t.test(
+  'fast-json-stable-stringify is a development dependency only: the reference, never the implementation',
+  async (t) => {
+    const root = join(import.meta.dirname, '..', '..');
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, string> | undefined
+    >;
+    t.notOk(pkg.dependencies?.['fast-json-stable-stringify'], 'not a runtime dependency');
+    t.ok(pkg.devDependencies?.['fast-json-stable-stringify'], 'a devDependency (this test uses it)');
+    for (const dir of ['common', 'pack', 'compiler', 'runtime', 'server', 'cli']) {
+      for (const f of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).filter((x) =>
+        x.endsWith('.ts'),
+      )) {
+        t.notMatch(
+          readFileSync(join(root, dir, f), 'utf8'),
+          /from ['"]fast-json-stable-stringify['"]|import\(['"]fast-json-stable-stringify['"]\)/,
+          `${dir}/${f} does not import it`,
+        );
+      }
     }
-  }
-});
+  },
+);

@@ -17,10 +17,22 @@ t.test('editDistance is the Levenshtein distance', async (t) => {
 t.test('nearest ranks close candidates, case-insensitively, nearest first', async (t) => {
   t.same(nearest('numbr', ['string', 'number', 'integer']), ['number']);
   t.same(nearest('BREWERY', ['Customer', 'Brewery']), ['Brewery']);
-  t.same(nearest('brewery', ['Beer', 'Brewery']), ['Brewery', 'Beer'], 'within a third of the length (3 edits for 7 letters)');
-  t.same(nearest('datetme', ['date', 'datetime', 'string']), ['datetime', 'date'], 'distance 1 before the prefix match at distance 3');
+  t.same(
+    nearest('brewery', ['Beer', 'Brewery']),
+    ['Brewery', 'Beer'],
+    'within a third of the length (3 edits for 7 letters)',
+  );
+  t.same(
+    nearest('datetme', ['date', 'datetime', 'string']),
+    ['datetime', 'date'],
+    'distance 1 before the prefix match at distance 3',
+  );
   t.same(nearest('zzz', ['Brewery', 'Beer']), [], 'nothing close');
-  t.same(nearest('list', ['listBeers', 'listReviews', 'listBreweries', 'listX', 'getBeer']), ['listX', 'listBeers', 'listReviews'], 'prefix matches count; at most 3');
+  t.same(
+    nearest('list', ['listBeers', 'listReviews', 'listBreweries', 'listX', 'getBeer']),
+    ['listX', 'listBeers', 'listReviews'],
+    'prefix matches count; at most 3',
+  );
   t.same(nearest('beer', ['listBeers', 'Review']), ['listBeers'], 'a word of 3+ letters inside a candidate counts');
   t.same(nearest('ab', ['xaby']), [], 'containment needs 3 letters or more');
   t.same(nearest('a', ['b', 'c'], 1), ['b'], 'max limits the list; ties sorted by name');
@@ -44,9 +56,17 @@ t.test('didYouMean: one phrasing, decorated candidates, undefined when nothing i
   t.equal(didYouMean('zzz', ['Brewery', 'Beer']), undefined);
   t.equal(didYouMean('zzz', []), undefined);
   const label: Record<string, string> = { e1: 'shop:Order', e2: 'shop:Product' };
-  t.equal(didYouMean('e9', ['e1', 'e2'], { show: (c) => `\`${c}\` (${label[c]})` }), 'did you mean one of: `e1` (shop:Order), `e2` (shop:Product)?', 'compared bare, shown decorated');
+  t.equal(
+    didYouMean('e9', ['e1', 'e2'], { show: (c) => `\`${c}\` (${label[c]})` }),
+    'did you mean one of: `e1` (shop:Order), `e2` (shop:Product)?',
+    'compared bare, shown decorated',
+  );
   t.equal(didYouMean('Ordr', ['Order'], { show: (c) => `\`shop:${c}\`` }), 'did you mean `shop:Order`?');
-  t.equal(didYouMean('a', ['b', 'b', 'c'], { max: 5 }), 'did you mean one of: `b`, `c`?', 'duplicates named once; max widens the list');
+  t.equal(
+    didYouMean('a', ['b', 'b', 'c'], { max: 5 }),
+    'did you mean one of: `b`, `c`?',
+    'duplicates named once; max widens the list',
+  );
 });
 
 t.test('knownList and suggestHint options: label, limit, none', async (t) => {
@@ -54,7 +74,10 @@ t.test('knownList and suggestHint options: label, limit, none', async (t) => {
   t.equal(knownList(['id', 'name'], { known: 'fields' }), 'fields: `id`, `name`');
   t.equal(knownList([], { none: 'there are no fields here' }), 'there are no fields here');
   t.equal(knownList(['a', 'b', 'c'], { limit: 2 }), 'known: `a`, `b`, ... (3 in all)');
-  t.equal(knownList(['r1', 'm2'], { show: (c) => `\`${c}\` (x)`, known: 'after a Brewery row', limit: Infinity }), 'after a Brewery row: `r1` (x), `m2` (x)');
+  t.equal(
+    knownList(['r1', 'm2'], { show: (c) => `\`${c}\` (x)`, known: 'after a Brewery row', limit: Infinity }),
+    'after a Brewery row: `r1` (x), `m2` (x)',
+  );
   t.equal(suggestHint('zzz', ['Brewery', 'Beer'], { known: 'entities' }), 'entities: `Brewery`, `Beer`');
   t.equal(suggestHint('Bear', ['Brewery', 'Beer'], { known: 'entities' }), 'did you mean `Beer`?');
 });

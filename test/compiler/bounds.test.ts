@@ -8,7 +8,13 @@ import t from 'tap';
 import { MAX_SHOWN_ERRORS } from '../../common/bound-errors.js';
 import { quote } from '../../common/quote.js';
 import type { SvcError } from '../../common/errors.js';
-import { compileProgram, MAX_PROGRAM_STATEMENTS, parseProgram, renderDiagnostic, type Compiled } from '../../compiler/index.js';
+import {
+  compileProgram,
+  MAX_PROGRAM_STATEMENTS,
+  parseProgram,
+  renderDiagnostic,
+  type Compiled,
+} from '../../compiler/index.js';
 import { fixtureRegistry, sessionSymbols } from '../_helpers/registry.js';
 import { growth } from '../_helpers/growth.js';
 
@@ -21,18 +27,38 @@ t.test('at most 20 diagnostics, then one too_many_errors with the count', async 
   const src = '@ '.repeat(4000);
   for (const ds of [parseProgram(src).diagnostics, compile(src).diagnostics]) {
     t.equal(ds.length, MAX_SHOWN_ERRORS + 1, '20 + the summary');
-    t.ok(ds.slice(0, 20).every((d) => d.code === 'unexpected_character'), 'the first 20 in full');
-    t.same(ds.slice(0, 20).map((d) => d.span?.col), Array.from({ length: 20 }, (_, i) => 1 + 2 * i), 'the first 20 by position');
-    t.match(ds[20], { code: 'too_many_errors', message: '3980 more errors not shown', hint: 'fix the errors above and compile again' });
+    t.ok(
+      ds.slice(0, 20).every((d) => d.code === 'unexpected_character'),
+      'the first 20 in full',
+    );
+    t.same(
+      ds.slice(0, 20).map((d) => d.span?.col),
+      Array.from({ length: 20 }, (_, i) => 1 + 2 * i),
+      'the first 20 by position',
+    );
+    t.match(ds[20], {
+      code: 'too_many_errors',
+      message: '3980 more errors not shown',
+      hint: 'fix the errors above and compile again',
+    });
   }
   const syntax = parseProgram(lines(100, () => 'e1(a=1 b=2)')).diagnostics;
   t.equal(syntax.length, 21, 'syntax errors of many statements are capped too');
   t.match(syntax[20], { code: 'too_many_errors', message: '80 more errors not shown' });
   const resolve = compile(lines(30, (i) => `e1(citty${i}="x")`)).diagnostics;
-  t.same([resolve.length, resolve[20]?.message], [21, '10 more errors not shown'], 'checking errors are capped in compileProgram');
+  t.same(
+    [resolve.length, resolve[20]?.message],
+    [21, '10 more errors not shown'],
+    'checking errors are capped in compileProgram',
+  );
   const exact = parseProgram(lines(20, () => 'e1(a=1 b=2)')).diagnostics;
   t.equal(exact.length, 20, 'exactly 20: no summary');
-  t.same(parseProgram('@ '.repeat(21)).diagnostics.map((d) => d.code).slice(-2), ['unexpected_character', 'too_many_errors']);
+  t.same(
+    parseProgram('@ '.repeat(21))
+      .diagnostics.map((d) => d.code)
+      .slice(-2),
+    ['unexpected_character', 'too_many_errors'],
+  );
   t.equal(parseProgram('@ '.repeat(21)).diagnostics[20]!.message, '1 more error not shown');
 });
 
@@ -49,12 +75,20 @@ t.test('renderDiagnostic shows a window of a long line, the caret under the span
   t.equal(caret!.slice(at).trimEnd(), '^', 'one caret');
   // Near the start of a line: no leading cut, tabs kept in the padding.
   const tabbed = '\t\tbad @ ' + 'z'.repeat(3000);
-  const r = renderDiagnostic(tabbed, { code: 'unexpected_character', message: 'm', span: { line: 1, col: 7, endLine: 1, endCol: 8 } });
+  const r = renderDiagnostic(tabbed, {
+    code: 'unexpected_character',
+    message: 'm',
+    span: { line: 1, col: 7, endLine: 1, endCol: 8 },
+  });
   const [, l2, l3] = r.split('\n');
   t.match(l2, /^ {2}1 \| \t\tbad @ z+…$/);
   t.match(l3, /^ {4}\| \t\t {4}\^$/);
   // A wide span is cut too.
-  const wide = renderDiagnostic('x'.repeat(10000), { code: 'syntax_error', message: 'm', span: { line: 1, col: 1, endLine: 1, endCol: 10001 } });
+  const wide = renderDiagnostic('x'.repeat(10000), {
+    code: 'syntax_error',
+    message: 'm',
+    span: { line: 1, col: 1, endLine: 1, endCol: 10001 },
+  });
   t.ok(wide.length < 300, 'a 10,000-character span renders in a few hundred characters');
   // Lines far down a big source.
   const many = '# comment\n'.repeat(5000) + 'e1(';
@@ -66,7 +100,11 @@ t.test('messages quote at most a short prefix of program text', async (t) => {
   const check = (label: string, ds: SvcError[], code: string) => {
     t.ok(ds.length > 0, `${label}: an error`);
     t.equal(ds[0]?.code, code, `${label}: ${code}`);
-    for (const d of ds) t.ok(d.message.length <= 200 && (d.hint?.length ?? 0) <= 400, `${label}: ${d.code} short (${d.message.length}/${d.hint?.length})`);
+    for (const d of ds)
+      t.ok(
+        d.message.length <= 200 && (d.hint?.length ?? 0) <= 400,
+        `${label}: ${d.code} short (${d.message.length}/${d.hint?.length})`,
+      );
   };
   check('unknown symbol', compile(huge).diagnostics, 'unknown_symbol');
   check('unknown argument', compile(`e1(${huge}=1)`).diagnostics, 'unknown_argument');
@@ -78,7 +116,11 @@ t.test('messages quote at most a short prefix of program text', async (t) => {
   check('enum', compile(`e1(kind="${'n'.repeat(100_000)}")`).diagnostics, 'enum_value_not_allowed');
   check('heredoc tag', parseProgram(`m7(text=<<${huge}\nnever closed\n`).diagnostics, 'unterminated_heredoc');
   check('heredoc tag glued', parseProgram(`m7(text=<<${huge} x\nbody\n)`).diagnostics, 'syntax_error');
-  check('continuation', parseProgram(`e1\npage(pg1)[${'name,'.repeat(20_000)}id]`).diagnostics, 'continuation_not_alone');
+  check(
+    'continuation',
+    parseProgram(`e1\npage(pg1)[${'name,'.repeat(20_000)}id]`).diagnostics,
+    'continuation_not_alone',
+  );
   check('bad handle', parseProgram(`wait(${huge})`).diagnostics, 'bad_handle');
   check('number', parseProgram(`e1(id=${'9'.repeat(100_000)})`).diagnostics, 'bad_number');
   check('bad number text', parseProgram(`e1(id=1${huge})`).diagnostics, 'bad_number');
@@ -99,14 +141,33 @@ t.test('a program has at most 1,000 statements, checked before parsing them', as
   t.equal(at.kind, 'plan', '1,000 statements compile');
   const over = compile(lines(1001, () => 'e1'));
   t.equal(over.kind, 'error');
-  t.match(over.diagnostics, [{ code: 'program_too_large', message: 'the program has 1001 statements; the limit is 1000', hint: /send at most 1000 statements per program; split it into several programs, or use bindings and fan-out/, span: { line: 1001, col: 1 } }]);
+  t.match(over.diagnostics, [
+    {
+      code: 'program_too_large',
+      message: 'the program has 1001 statements; the limit is 1000',
+      hint: /send at most 1000 statements per program; split it into several programs, or use bindings and fan-out/,
+      span: { line: 1001, col: 1 },
+    },
+  ]);
   t.equal(over.diagnostics.length, 1, 'only the limit: nothing else is checked');
   // Bad statements beyond the limit are not even parsed: only the count is reported.
-  t.match(parseProgram(lines(5000, () => 'e1(a=1 b=2)')).diagnostics, [{ code: 'program_too_large', message: /5000 statements/ }]);
+  t.match(parseProgram(lines(5000, () => 'e1(a=1 b=2)')).diagnostics, [
+    { code: 'program_too_large', message: /5000 statements/ },
+  ]);
   const steps = compile('e2(7)' + '.r2.r1'.repeat(600));
-  t.match(steps.diagnostics, [{ code: 'program_too_large', message: /the plan has more than 1000 steps; the limit is 1000/ }], 'one statement cannot make more than 1,000 steps');
-  const g = await growth(() => parseProgram(lines(25_000, () => 'e1')), () => parseProgram(lines(100_000, () => 'e1')));
-  t.ok(g.ratio < 9, `refusing 100,000 vs 25,000 statements grows linearly (${g.small.toFixed(1)} ms -> ${g.big.toFixed(1)} ms, x${g.ratio.toFixed(1)})`);
+  t.match(
+    steps.diagnostics,
+    [{ code: 'program_too_large', message: /the plan has more than 1000 steps; the limit is 1000/ }],
+    'one statement cannot make more than 1,000 steps',
+  );
+  const g = await growth(
+    () => parseProgram(lines(25_000, () => 'e1')),
+    () => parseProgram(lines(100_000, () => 'e1')),
+  );
+  t.ok(
+    g.ratio < 9,
+    `refusing 100,000 vs 25,000 statements grows linearly (${g.small.toFixed(1)} ms -> ${g.big.toFixed(1)} ms, x${g.ratio.toFixed(1)})`,
+  );
 });
 
 t.test('lexing and parsing stay linear on pathological input', async (t) => {
@@ -119,8 +180,8 @@ t.test('lexing and parsing stay linear on pathological input', async (t) => {
     'unterminated strings': (n) => '"\n'.repeat(n * 5),
     'long identifier': (n) => 'e' + 'a'.repeat(n * 50),
     'hyphenated names (qualified-name prefixes)': (n) => 'a-'.repeat(n * 2),
-    'colons': (n) => 'a:'.repeat(n * 10),
-    'commas': (n) => 'e1(' + ','.repeat(n * 10) + ')',
+    colons: (n) => 'a:'.repeat(n * 10),
+    commas: (n) => 'e1(' + ','.repeat(n * 10) + ')',
     'deep brackets': (n) => 'e1(a=' + '['.repeat(n * 5) + ']'.repeat(n * 5) + ')',
     'e1( repeated': (n) => 'e1('.repeat(n * 5),
     'a long chain': (n) => 'e1' + '.r1'.repeat(n * 2),
@@ -129,8 +190,14 @@ t.test('lexing and parsing stay linear on pathological input', async (t) => {
   for (const [label, make] of Object.entries(cases)) {
     const small = make(5000);
     const big = make(20000);
-    const g = await growth(() => parseProgram(small), () => parseProgram(big));
-    t.ok(g.ratio < 9, `${label}: ${small.length} -> ${big.length} characters, ${g.small.toFixed(1)} -> ${g.big.toFixed(1)} ms (x${g.ratio.toFixed(1)})`);
+    const g = await growth(
+      () => parseProgram(small),
+      () => parseProgram(big),
+    );
+    t.ok(
+      g.ratio < 9,
+      `${label}: ${small.length} -> ${big.length} characters, ${g.small.toFixed(1)} -> ${g.big.toFixed(1)} ms (x${g.ratio.toFixed(1)})`,
+    );
   }
   const hd = 'm7(text=<<EOT\n' + 'x'.repeat(99).concat('\n').repeat(10_000) + 'EOT)';
   const r = parseProgram(hd);
@@ -151,7 +218,13 @@ t.test('compiling 1,000 statements is linear in every form', async (t) => {
     const small = make(250);
     const big = make(1000);
     t.equal(compile(big).kind, 'plan', `${label}: 1,000 statements compile`);
-    const g = await growth(() => compile(small), () => compile(big));
-    t.ok(g.ratio < 9, `${label}: 250 -> 1,000 statements, ${g.small.toFixed(1)} -> ${g.big.toFixed(1)} ms (x${g.ratio.toFixed(1)})`);
+    const g = await growth(
+      () => compile(small),
+      () => compile(big),
+    );
+    t.ok(
+      g.ratio < 9,
+      `${label}: 250 -> 1,000 statements, ${g.small.toFixed(1)} -> ${g.big.toFixed(1)} ms (x${g.ratio.toFixed(1)})`,
+    );
   }
 });

@@ -4,7 +4,8 @@ import { fixtureRegistry, sessionSymbols } from '../_helpers/registry.js';
 
 const registry = await fixtureRegistry();
 const symbols = sessionSymbols(registry);
-const compile = (p: string, withSymbols = true): Compiled => compileProgram(p, withSymbols ? { registry, symbols } : { registry });
+const compile = (p: string, withSymbols = true): Compiled =>
+  compileProgram(p, withSymbols ? { registry, symbols } : { registry });
 const id = (p: string, withSymbols = true): string => {
   const r = compile(p, withSymbols);
   if (r.kind !== 'plan') throw new Error(`${p}: ${JSON.stringify(r.diagnostics)}`);
@@ -15,13 +16,33 @@ t.test('reformatting keeps the commit id', async (t) => {
   const base = id('e1(city="Berlin", kind="micro")[name,city]');
   t.equal(id('  e1( city = "Berlin" ,kind="micro" ) [ name , city ]  '), base, 'spaces');
   t.equal(id('e1(kind="micro", city="Berlin")[name,city]'), base, 'argument order');
-  t.equal(id('# a comment\n\ne1(\n  city="Berlin",\n  kind="micro",\n)[name,city]\n'), base, 'comments, blank lines, newlines inside parentheses, trailing comma');
+  t.equal(
+    id('# a comment\n\ne1(\n  city="Berlin",\n  kind="micro",\n)[name,city]\n'),
+    base,
+    'comments, blank lines, newlines inside parentheses, trailing comma',
+  );
   t.equal(id('brewery:Brewery(city="Berlin", kind="micro")[name,city]'), base, 'qualified name instead of the symbol');
-  t.equal(id('brewery:Brewery(city="Berlin", kind="micro")[name,city]', false), base, 'qualified name without any session');
+  t.equal(
+    id('brewery:Brewery(city="Berlin", kind="micro")[name,city]', false),
+    base,
+    'qualified name without any session',
+  );
   const quoted = id('m7(beerId=7, rating=4, author="ana", text="Crisp.\\nGood.")');
-  t.equal(id('m7(beerId=7, rating=4, author="ana", text=<<EOT\nCrisp.\nGood.\nEOT\n)'), quoted, 'heredoc vs quoted string with the same value');
-  t.equal(id('m7(beerId=7, rating=4, author="ana", text=<<EOT\nCrisp.\nGood.\nEOT)'), quoted, 'heredoc close glued before )');
-  t.equal(id('brewery:createReview(text="Crisp.\\nGood.", author="ana", rating=4, beerId=7)'), quoted, 'qualified capability, other order');
+  t.equal(
+    id('m7(beerId=7, rating=4, author="ana", text=<<EOT\nCrisp.\nGood.\nEOT\n)'),
+    quoted,
+    'heredoc vs quoted string with the same value',
+  );
+  t.equal(
+    id('m7(beerId=7, rating=4, author="ana", text=<<EOT\nCrisp.\nGood.\nEOT)'),
+    quoted,
+    'heredoc close glued before )',
+  );
+  t.equal(
+    id('brewery:createReview(text="Crisp.\\nGood.", author="ana", rating=4, beerId=7)'),
+    quoted,
+    'qualified capability, other order',
+  );
   t.equal(id('e1("b-1").r1[name]'), id('e1("b-1").beers[name]'), 'relation symbol vs wire name');
   t.equal(id('e1("b-1")'), id('e1(id="b-1")'), 'positional vs named id');
   t.equal(id('e2(7).m6'), id('e2(7).m6()'), 'empty parentheses');
@@ -55,12 +76,20 @@ t.test('the commit id hashes only version, steps, bind and return', async (t) =>
   t.equal(r.kind, 'plan');
   if (r.kind !== 'plan') return;
   t.equal(planCommitId(r.plan), r.commit_id);
-  t.equal(planCommitId({ ...r.plan, name: 'plan 7', summary: { ...r.review, text: 'other' } }), r.commit_id, 'name and summary are not hashed');
+  t.equal(
+    planCommitId({ ...r.plan, name: 'plan 7', summary: { ...r.review, text: 'other' } }),
+    r.commit_id,
+    'name and summary are not hashed',
+  );
   t.not(planCommitId({ ...r.plan, bind: {} }), r.commit_id, 'bind is hashed');
   t.not(planCommitId({ ...r.plan, return: ['n1'] }), r.commit_id, 'return is hashed');
   t.same(validatePlanShape(r.plan), [], 'the plan satisfies the plan JSON Schema');
   t.same(planCatalogs(r.plan), { brewery: registry.get('brewery')!.cgs_hash }, 'catalogs are pinned by cgs_hash');
-  t.match(validatePlanShape({ ...r.plan, steps: [{ ...r.plan.steps[0], cgs_hash: 'nope' }] }), [{ code: 'bad_arguments' }], 'a tampered plan fails the schema');
+  t.match(
+    validatePlanShape({ ...r.plan, steps: [{ ...r.plan.steps[0], cgs_hash: 'nope' }] }),
+    [{ code: 'bad_arguments' }],
+    'a tampered plan fails the schema',
+  );
 });
 
 t.test('review verdicts', async (t) => {

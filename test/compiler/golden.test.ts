@@ -13,10 +13,16 @@ const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'programs');
 const update = process.env.UPDATE_GOLDEN === '1';
 
 function cases(sub: string): string[] {
-  return readdirSync(join(DIR, sub)).filter((f) => f.endsWith('.svc')).sort();
+  return readdirSync(join(DIR, sub))
+    .filter((f) => f.endsWith('.svc'))
+    .sort();
 }
 
-function check(t: { equal(a: unknown, b: unknown, ...msg: [] | [string]): boolean }, file: string, actual: unknown): void {
+function check(
+  t: { equal(a: unknown, b: unknown, ...msg: [] | [string]): boolean },
+  file: string,
+  actual: unknown,
+): void {
   const text = JSON.stringify(actual, null, 2) + '\n';
   if (update) writeFileSync(file, text);
   t.equal(text, readFileSync(file, 'utf8'), file);
@@ -31,7 +37,11 @@ t.test('golden plans', async (t) => {
     const r = compileProgram(program, { registry, symbols: sessionSymbols(registry) });
     t.equal(r.kind, 'plan', `${f} compiles (${r.diagnostics.map((d) => d.code).join(', ')})`);
     if (r.kind !== 'plan') continue;
-    check(t, join(DIR, 'plans', f.replace(/\.svc$/, '.json')), { commit_id: r.commit_id, review: r.review, plan: { version: r.plan.version, steps: r.plan.steps, bind: r.plan.bind, return: r.plan.return } });
+    check(t, join(DIR, 'plans', f.replace(/\.svc$/, '.json')), {
+      commit_id: r.commit_id,
+      review: r.review,
+      plan: { version: r.plan.version, steps: r.plan.steps, bind: r.plan.bind, return: r.plan.return },
+    });
   }
 });
 
@@ -49,7 +59,11 @@ t.test('grammar.md documents every checking diagnostic with its exact message', 
   const md = readFileSync(join(DIR, '..', '..', 'grammar.md'), 'utf8');
   const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   for (const f of cases('errors')) {
-    const diags = JSON.parse(readFileSync(join(DIR, 'errors', f.replace(/\.svc$/, '.json')), 'utf8')) as Array<{ code: string; message: string }>;
-    for (const d of diags) t.ok(md.includes(`| \`${d.code}\` |`) && md.includes(esc(d.message)), `${f}: ${d.code} ${d.message}`);
+    const diags = JSON.parse(readFileSync(join(DIR, 'errors', f.replace(/\.svc$/, '.json')), 'utf8')) as Array<{
+      code: string;
+      message: string;
+    }>;
+    for (const d of diags)
+      t.ok(md.includes(`| \`${d.code}\` |`) && md.includes(esc(d.message)), `${f}: ${d.code} ${d.message}`);
   }
 });

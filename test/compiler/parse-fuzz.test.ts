@@ -54,13 +54,86 @@ const CORPUS = [
 ];
 
 const SOUP = [
-  'e1', 'e2', 'm3', 'r1', 'b', 'city', 'name', 'limit', 'page', 'wait', 'cancel', 'pg3', 'o2', 'l_x_pg1', 's0', 'p3',
-  'brewery:Beer', 'help-desk:Ticket', 'a:b', 'true', 'false', 'null', 'trueish',
-  '"Berlin"', '""', '"a\\nb"', '"bad\\q"', '"\\u12"', '"open', "'x'", '"""', '<<<',
-  '42', '-7', '2.5', '1.5e-3', '1e5', '5.', '99999999999999999999', '12abc', '1.0e999', '-',
-  '=', ',', '.', ':', '(', ')', '[', ']', '{', '}', ';', '\n', '\r\n', ' ', '  ', '\t',
-  '# note\n', '#', '<<EOT\nbody\nEOT', '<<EOT\nx\nEOT)', '<<\n', '<< EOT\n', '<<EOT x\n', 'EOT', '<<A\n', 'A,',
-  '@', '$', '&&', '|', '!', '>', '<', '\\', '\u00e9', '\u201c', '\u0000', '\r',
+  'e1',
+  'e2',
+  'm3',
+  'r1',
+  'b',
+  'city',
+  'name',
+  'limit',
+  'page',
+  'wait',
+  'cancel',
+  'pg3',
+  'o2',
+  'l_x_pg1',
+  's0',
+  'p3',
+  'brewery:Beer',
+  'help-desk:Ticket',
+  'a:b',
+  'true',
+  'false',
+  'null',
+  'trueish',
+  '"Berlin"',
+  '""',
+  '"a\\nb"',
+  '"bad\\q"',
+  '"\\u12"',
+  '"open',
+  "'x'",
+  '"""',
+  '<<<',
+  '42',
+  '-7',
+  '2.5',
+  '1.5e-3',
+  '1e5',
+  '5.',
+  '99999999999999999999',
+  '12abc',
+  '1.0e999',
+  '-',
+  '=',
+  ',',
+  '.',
+  ':',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ';',
+  '\n',
+  '\r\n',
+  ' ',
+  '  ',
+  '\t',
+  '# note\n',
+  '#',
+  '<<EOT\nbody\nEOT',
+  '<<EOT\nx\nEOT)',
+  '<<\n',
+  '<< EOT\n',
+  '<<EOT x\n',
+  'EOT',
+  '<<A\n',
+  'A,',
+  '@',
+  '$',
+  '&&',
+  '|',
+  '!',
+  '>',
+  '<',
+  '\\',
+  '\u00e9',
+  '\u201c',
+  '\u0000',
+  '\r',
 ];
 
 const ALPHABET = 'abe1m2op_gl:-=,.;()[]{}"\'\\<>#@ \t\n\r0123456789ETOx\u00e9';
@@ -83,12 +156,24 @@ function mutate(rnd: () => number, src: string): string {
     const j = Math.min(s.length, i + 1 + Math.floor(rnd() * 8));
     const ch = ALPHABET[Math.floor(rnd() * ALPHABET.length)]!;
     switch (Math.floor(rnd() * 6)) {
-      case 0: s = s.slice(0, i) + ch + s.slice(i); break; // insert
-      case 1: s = s.slice(0, i) + s.slice(j); break; // delete
-      case 2: s = s.slice(0, i) + ch + s.slice(i + 1); break; // replace
-      case 3: s = s.slice(0, i); break; // truncate
-      case 4: s = s.slice(0, j) + s.slice(i, j) + s.slice(j); break; // duplicate a slice
-      default: s = s.slice(0, i) + SOUP[Math.floor(rnd() * SOUP.length)]! + s.slice(i); break; // insert a token
+      case 0:
+        s = s.slice(0, i) + ch + s.slice(i);
+        break; // insert
+      case 1:
+        s = s.slice(0, i) + s.slice(j);
+        break; // delete
+      case 2:
+        s = s.slice(0, i) + ch + s.slice(i + 1);
+        break; // replace
+      case 3:
+        s = s.slice(0, i);
+        break; // truncate
+      case 4:
+        s = s.slice(0, j) + s.slice(i, j) + s.slice(j);
+        break; // duplicate a slice
+      default:
+        s = s.slice(0, i) + SOUP[Math.floor(rnd() * SOUP.length)]! + s.slice(i);
+        break; // insert a token
     }
   }
   return s;
@@ -106,7 +191,8 @@ function checkDiagnostic(text: string, lens: number[], d: SvcError): string | un
   if (!d.hint) return 'no hint';
   const s = d.span;
   if (!s) return 'no span';
-  const inside = (line: number, col: number): boolean => line >= 1 && line <= lens.length && col >= 1 && col <= lens[line - 1]! + 1;
+  const inside = (line: number, col: number): boolean =>
+    line >= 1 && line <= lens.length && col >= 1 && col <= lens[line - 1]! + 1;
   if (!inside(s.line, s.col)) return `span start ${s.line}:${s.col} outside the text`;
   if (s.endLine === undefined || s.endCol === undefined) return 'span without end';
   if (!inside(s.endLine, s.endCol)) return `span end ${s.endLine}:${s.endCol} outside the text`;
@@ -131,7 +217,8 @@ function checkSpans(text: string, root: unknown): string | undefined {
     const s = o.span as { line: number; col: number; start: number; end: number } | undefined;
     let [a, b] = [lo, hi];
     if (s) {
-      if (!(s.start >= lo && s.start <= s.end && s.end <= hi)) problem = `span ${s.start}..${s.end} outside ${lo}..${hi}`;
+      if (!(s.start >= lo && s.start <= s.end && s.end <= hi))
+        problem = `span ${s.start}..${s.end} outside ${lo}..${hi}`;
       const [line, col] = pos(s.start);
       if (line !== s.line || col !== s.col) problem = `span ${s.line}:${s.col} does not match offset ${s.start}`;
       [a, b] = [s.start, s.end];
@@ -147,7 +234,8 @@ t.test('parseProgram survives random programs', async (t) => {
   const programs: string[] = [...CORPUS];
   for (let i = 0; i < 4000; i++) programs.push(soup(rnd));
   for (let i = 0; i < 8000; i++) programs.push(mutate(rnd, CORPUS[Math.floor(rnd() * CORPUS.length)]!));
-  for (let i = 0; i < 500; i++) programs.push(mutate(rnd, soup(rnd) + '\n' + CORPUS[Math.floor(rnd() * CORPUS.length)]!));
+  for (let i = 0; i < 500; i++)
+    programs.push(mutate(rnd, soup(rnd) + '\n' + CORPUS[Math.floor(rnd() * CORPUS.length)]!));
 
   const failures: string[] = [];
   const codes = new Map<string, number>();
@@ -164,7 +252,8 @@ t.test('parseProgram survives random programs', async (t) => {
       continue;
     }
     const lens = lineLengths(text);
-    if ((r.program === undefined) === (r.diagnostics.length === 0)) failures.push(`${JSON.stringify(text)}: program and diagnostics disagree`);
+    if ((r.program === undefined) === (r.diagnostics.length === 0))
+      failures.push(`${JSON.stringify(text)}: program and diagnostics disagree`);
     for (const d of r.diagnostics) {
       codes.set(d.code, (codes.get(d.code) ?? 0) + 1);
       const p = checkDiagnostic(text, lens, d);
@@ -181,7 +270,18 @@ t.test('parseProgram survives random programs', async (t) => {
   t.ok(programs.length >= 10000, `${programs.length} programs`);
   for (const p of CORPUS) t.same(parseProgram(p).diagnostics, [], `corpus program parses: ${JSON.stringify(p)}`);
   t.ok(parsed > 500, `some mutants still parse (${parsed})`);
-  for (const code of ['syntax_error', 'unexpected_character', 'unterminated_string', 'bad_escape', 'bad_number', 'unterminated_heredoc', 'heredoc_missing_tag', 'legacy_heredoc', 'bad_handle', 'continuation_not_alone']) {
+  for (const code of [
+    'syntax_error',
+    'unexpected_character',
+    'unterminated_string',
+    'bad_escape',
+    'bad_number',
+    'unterminated_heredoc',
+    'heredoc_missing_tag',
+    'legacy_heredoc',
+    'bad_handle',
+    'continuation_not_alone',
+  ]) {
     t.ok((codes.get(code) ?? 0) > 0, `fuzzing reaches ${code}`);
   }
   // The fuzz must not find an input the parser is slow on. A time is no measure of that (the
@@ -190,14 +290,23 @@ t.test('parseProgram survives random programs', async (t) => {
   const timed: Array<{ text: string; ms: number }> = [];
   for (const { text } of slow) timed.push({ text, ms: await medianMs(() => parseProgram(text)) });
   for (const { text } of timed.sort((a, b) => b.ms - a.ms).slice(0, 3)) {
-    const g = await growth(() => parseProgram(repeated(text, 1)), () => parseProgram(repeated(text, 4)));
-    t.ok(g.ratio < 9, `${JSON.stringify(text.slice(0, 40))} x1 -> x4: ${g.small.toFixed(3)} -> ${g.big.toFixed(3)} ms (x${g.ratio.toFixed(1)})`);
+    const g = await growth(
+      () => parseProgram(repeated(text, 1)),
+      () => parseProgram(repeated(text, 4)),
+    );
+    t.ok(
+      g.ratio < 9,
+      `${JSON.stringify(text.slice(0, 40))} x1 -> x4: ${g.small.toFixed(3)} -> ${g.big.toFixed(3)} ms (x${g.ratio.toFixed(1)})`,
+    );
   }
 });
 
 /** Keep the `n` entries of `list` with the largest `ms` (unsorted). */
 function keepSlowest(list: Array<{ text: string; ms: number }>, e: { text: string; ms: number }, n: number): void {
-  if (list.length < n) { list.push(e); return; }
+  if (list.length < n) {
+    list.push(e);
+    return;
+  }
   let min = 0;
   for (let i = 1; i < list.length; i++) if (list[i]!.ms < list[min]!.ms) min = i;
   if (e.ms > list[min]!.ms) list[min] = e;

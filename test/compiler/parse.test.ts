@@ -99,7 +99,11 @@ t.test('the forms parse to the expected AST', async (t) => {
 
   t.test('qualified names', async (t) => {
     const c = chainOf(t, 'help-desk:Ticket(status="open").brewery:Beer');
-    t.same(c.head.name, { text: 'help-desk:Ticket', qualified: { api: 'help-desk', entity: 'Ticket' }, span: { line: 1, col: 1, start: 0, end: 16 } });
+    t.same(c.head.name, {
+      text: 'help-desk:Ticket',
+      qualified: { api: 'help-desk', entity: 'Ticket' },
+      span: { line: 1, col: 1, start: 0, end: 16 },
+    });
     t.same(c.members[0]!.name.qualified, { api: 'brewery', entity: 'Beer' });
     t.equal(chainOf(t, 'e1').head.name.qualified, undefined);
   });
@@ -111,7 +115,10 @@ t.test('the forms parse to the expected AST', async (t) => {
       name: name('b'),
       expr: {
         kind: 'chain',
-        head: { name: name('e1'), args: [{ name: name('city'), value: { kind: 'string', value: 'Berlin', heredoc: false } }] },
+        head: {
+          name: name('e1'),
+          args: [{ name: name('city'), value: { kind: 'string', value: 'Berlin', heredoc: false } }],
+        },
         members: [],
         projection: { fields: [name('id'), name('name')] },
       },
@@ -120,7 +127,12 @@ t.test('the forms parse to the expected AST', async (t) => {
       { name: name('breweryId'), value: { kind: 'ref', binding: name('b'), field: name('id') } },
       { name: name('parent'), value: { kind: 'ref', binding: name('b') } },
     ]);
-    t.same(shape(chainOf(t, 'top.r1[name]')), { kind: 'chain', head: { name: name('top') }, members: [{ name: name('r1') }], projection: { fields: [name('name')] } });
+    t.same(shape(chainOf(t, 'top.r1[name]')), {
+      kind: 'chain',
+      head: { name: name('top') },
+      members: [{ name: name('r1') }],
+      projection: { fields: [name('name')] },
+    });
   });
 
   t.test('literals', async (t) => {
@@ -135,7 +147,11 @@ t.test('the forms parse to the expected AST', async (t) => {
     t.same(shape(argValue(t, 'null')), { kind: 'null' });
     t.same(shape(argValue(t, 'trueish')), { kind: 'ref', binding: name('trueish') }, 'keywords need a word boundary');
     t.same(shape(argValue(t, '""')), { kind: 'string', value: '', heredoc: false });
-    t.same(shape(argValue(t, '"a\\"b\\\\c\\/d\\n\\t\\r\\b\\f\\u00e9#"')), { kind: 'string', value: 'a"b\\c/d\n\t\r\b\fé#', heredoc: false });
+    t.same(shape(argValue(t, '"a\\"b\\\\c\\/d\\n\\t\\r\\b\\f\\u00e9#"')), {
+      kind: 'string',
+      value: 'a"b\\c/d\n\t\r\b\fé#',
+      heredoc: false,
+    });
   });
 
   t.test('lists and objects, trailing commas, keys', async (t) => {
@@ -182,7 +198,11 @@ t.test('the forms parse to the expected AST', async (t) => {
   });
 
   t.test('continuations', async (t) => {
-    t.same(shape(only(t, 'page(pg3)[name, city]')), { kind: 'page', handle: name('pg3'), projection: { fields: [name('name'), name('city')] } });
+    t.same(shape(only(t, 'page(pg3)[name, city]')), {
+      kind: 'page',
+      handle: name('pg3'),
+      projection: { fields: [name('name'), name('city')] },
+    });
     t.same(shape(only(t, 'page(l_Ab12_pg7)')), { kind: 'page', handle: name('l_Ab12_pg7') });
     t.same(shape(only(t, 'wait(o2)')), { kind: 'wait', handle: name('o2') });
     t.same(shape(only(t, '# poll\n  cancel(o12) ;\n')), { kind: 'cancel', handle: name('o12') });
@@ -207,18 +227,29 @@ t.test('the forms parse to the expected AST', async (t) => {
 
 t.test('statements, newlines, comments and separators', async (t) => {
   const p = ok(t, '# header\n\ne1 ; e2;e3\n\n  # indented comment\ne4 # trailing\n;\n');
-  t.same(p.statements.map((s) => (s.kind === 'expr' ? s.expr.head.name.text : s.kind)), ['e1', 'e2', 'e3', 'e4']);
+  t.same(
+    p.statements.map((s) => (s.kind === 'expr' ? s.expr.head.name.text : s.kind)),
+    ['e1', 'e2', 'e3', 'e4'],
+  );
 
   const multi = ok(t, 'e1(\n  city="Berlin",   # where\n  limit=10,\n)[\n  name,\n  phone\n]\ne2');
   t.equal(multi.statements.length, 2);
   t.same(shape((multi.statements[0] as { expr: Chain }).expr.projection), { fields: [name('name'), name('phone')] });
 
-  t.same(shape(argValue(t, '[\n1,\n{\na: 2\n}\n]')), { kind: 'list', items: [{ kind: 'integer', value: 1 }, { kind: 'object', entries: [{ key: name('a'), value: { kind: 'integer', value: 2 } }] }] });
+  t.same(shape(argValue(t, '[\n1,\n{\na: 2\n}\n]')), {
+    kind: 'list',
+    items: [
+      { kind: 'integer', value: 1 },
+      { kind: 'object', entries: [{ key: name('a'), value: { kind: 'integer', value: 2 } }] },
+    ],
+  });
 
   const crlf = ok(t, 'b = e1(city="Berlin")\r\ne2(x=b.id,\r\n  y=1)\r\n');
   t.equal(crlf.statements.length, 2);
   t.same(crlf.statements[1]!.span, { line: 2, col: 1, start: 23, end: 41 });
-  t.same(shape(ok(t, 'e1\r\n').statements), [{ kind: 'expr', expr: { kind: 'chain', head: { name: name('e1') }, members: [] } }]);
+  t.same(shape(ok(t, 'e1\r\n').statements), [
+    { kind: 'expr', expr: { kind: 'chain', head: { name: name('e1') }, members: [] } },
+  ]);
 });
 
 t.test('heredocs', async (t) => {
@@ -228,16 +259,35 @@ t.test('heredocs', async (t) => {
     t.equal(v.kind === 'string' && v.heredoc, true);
     return v.kind === 'string' ? v.value : undefined;
   };
-  t.equal(text('m7(beerId=7, text=<<EOT\nCrisp and clean.\nWould drink "again".\nEOT\n)'), 'Crisp and clean.\nWould drink "again".');
+  t.equal(
+    text('m7(beerId=7, text=<<EOT\nCrisp and clean.\nWould drink "again".\nEOT\n)'),
+    'Crisp and clean.\nWould drink "again".',
+  );
   t.equal(text('m7(text=<<EOT\nglued before a paren\nEOT)'), 'glued before a paren', 'close glued before )');
   const c = chainOf(t, 'm7(text=<<EOT\na\nEOT, rating=4)');
-  t.same(shape(c.head.args), [
-    { name: name('text'), value: { kind: 'string', value: 'a', heredoc: true } },
-    { name: name('rating'), value: { kind: 'integer', value: 4 } },
-  ], 'close glued before ,');
-  t.same(shape(argValue(t, '{body: <<EOT\nx\nEOT}')), { kind: 'object', entries: [{ key: name('body'), value: { kind: 'string', value: 'x', heredoc: true } }] }, 'close glued before }');
-  t.equal(text('m7(text=<<EOT\n  indented body\n    EOT   \n)'), '  indented body', 'indented closing line, trailing blanks');
-  t.equal(text('m7(text=<<EOT\nEOTX\nthe EOT is here\nxEOT\nEOT.\nEOT )\nEOT\n)'), 'EOTX\nthe EOT is here\nxEOT\nEOT.\nEOT )', 'the tag inside a longer line does not close');
+  t.same(
+    shape(c.head.args),
+    [
+      { name: name('text'), value: { kind: 'string', value: 'a', heredoc: true } },
+      { name: name('rating'), value: { kind: 'integer', value: 4 } },
+    ],
+    'close glued before ,',
+  );
+  t.same(
+    shape(argValue(t, '{body: <<EOT\nx\nEOT}')),
+    { kind: 'object', entries: [{ key: name('body'), value: { kind: 'string', value: 'x', heredoc: true } }] },
+    'close glued before }',
+  );
+  t.equal(
+    text('m7(text=<<EOT\n  indented body\n    EOT   \n)'),
+    '  indented body',
+    'indented closing line, trailing blanks',
+  );
+  t.equal(
+    text('m7(text=<<EOT\nEOTX\nthe EOT is here\nxEOT\nEOT.\nEOT )\nEOT\n)'),
+    'EOTX\nthe EOT is here\nxEOT\nEOT.\nEOT )',
+    'the tag inside a longer line does not close',
+  );
   t.equal(text('m7(text=<<EOT\nEOT)'), '', 'empty body');
   t.equal(text('m7(text=<<EOT\n\n\nEOT)'), '\n', 'blank body lines are kept');
   t.equal(text('m7(text=<<_t1\nx\n_t1)'), 'x', 'tags may use _ and digits');
@@ -303,22 +353,51 @@ t.test('syntax error messages and hints teach the fix', async (t) => {
 
 t.test('all syntax errors are reported, one per bad statement', async (t) => {
   const ds = errs('e1(a=1 b=2)\ne2(ok=1)\ne3(c "d")\ne4(q=\'x\')\ne5(n=1x);e6(');
-  t.same(ds.map((d) => [d.code, d.span!.line, d.span!.col]), [
-    ['syntax_error', 1, 8],
-    ['syntax_error', 3, 6],
-    ['unexpected_character', 4, 6],
-    ['bad_number', 5, 6],
-    ['syntax_error', 5, 13],
-  ]);
+  t.same(
+    ds.map((d) => [d.code, d.span!.line, d.span!.col]),
+    [
+      ['syntax_error', 1, 8],
+      ['syntax_error', 3, 6],
+      ['unexpected_character', 4, 6],
+      ['bad_number', 5, 6],
+      ['syntax_error', 5, 13],
+    ],
+  );
   // An unterminated string ends its statement at the end of the line, even inside brackets.
-  t.same(errs('e1(a="x)\ne2(b=1 c=2)').map((d) => [d.code, d.span!.line]), [['unterminated_string', 1], ['syntax_error', 2]]);
+  t.same(
+    errs('e1(a="x)\ne2(b=1 c=2)').map((d) => [d.code, d.span!.line]),
+    [
+      ['unterminated_string', 1],
+      ['syntax_error', 2],
+    ],
+  );
   // Several continuations: each is reported.
-  t.same(errs('wait(o1); cancel(o2)').map((d) => d.code), ['continuation_not_alone', 'continuation_not_alone']);
+  t.same(
+    errs('wait(o1); cancel(o2)').map((d) => d.code),
+    ['continuation_not_alone', 'continuation_not_alone'],
+  );
 });
 
 t.test('the fixture of syntax errors', async (t) => {
-  const cases = JSON.parse(readFileSync('fixtures/programs/syntax-errors.json', 'utf8')) as Array<{ program: string; code: string; line: number; col: number }>;
-  const syntaxCodes = ['syntax_error', 'unexpected_character', 'unterminated_string', 'bad_escape', 'bad_number', 'unterminated_heredoc', 'heredoc_missing_tag', 'legacy_heredoc', 'empty_program', 'bad_handle', 'continuation_not_alone'];
+  const cases = JSON.parse(readFileSync('fixtures/programs/syntax-errors.json', 'utf8')) as Array<{
+    program: string;
+    code: string;
+    line: number;
+    col: number;
+  }>;
+  const syntaxCodes = [
+    'syntax_error',
+    'unexpected_character',
+    'unterminated_string',
+    'bad_escape',
+    'bad_number',
+    'unterminated_heredoc',
+    'heredoc_missing_tag',
+    'legacy_heredoc',
+    'empty_program',
+    'bad_handle',
+    'continuation_not_alone',
+  ];
   t.same([...new Set(cases.map((c) => c.code))].sort(), [...syntaxCodes].sort(), 'covers every syntax code');
   for (const c of cases) first(t, c.program, c.code, c.line, c.col);
 });
@@ -336,7 +415,19 @@ t.test('the syntax error table in grammar.md is what the parser says', async (t)
     const d = first(t, JSON.parse(program!) as string, code!, Number(line), Number(col));
     t.equal(d.message, message!.replace(/\\\|/g, '|'), `message of ${program}`);
   }
-  for (const code of ['syntax_error', 'unexpected_character', 'unterminated_string', 'bad_escape', 'bad_number', 'unterminated_heredoc', 'heredoc_missing_tag', 'legacy_heredoc', 'empty_program', 'bad_handle', 'continuation_not_alone']) {
+  for (const code of [
+    'syntax_error',
+    'unexpected_character',
+    'unterminated_string',
+    'bad_escape',
+    'bad_number',
+    'unterminated_heredoc',
+    'heredoc_missing_tag',
+    'legacy_heredoc',
+    'empty_program',
+    'bad_handle',
+    'continuation_not_alone',
+  ]) {
     t.ok(seen.has(code), `grammar.md documents ${code}`);
   }
 });
@@ -359,20 +450,45 @@ t.test('diagnostics use known codes; a program comes only without them', async (
 
 t.test('renderDiagnostic', async (t) => {
   t.equal(
-    renderDiagnostic('e9(city="Berlin")', { code: 'unknown_symbol', message: '`e9` is not a symbol of this session', hint: 'did you mean `e1` (brewery:Brewery)?', span: { line: 1, col: 1, endLine: 1, endCol: 3 } }),
+    renderDiagnostic('e9(city="Berlin")', {
+      code: 'unknown_symbol',
+      message: '`e9` is not a symbol of this session',
+      hint: 'did you mean `e1` (brewery:Brewery)?',
+      span: { line: 1, col: 1, endLine: 1, endCol: 3 },
+    }),
     'unknown_symbol at 1:1: `e9` is not a symbol of this session\n  1 | e9(city="Berlin")\n    | ^^\n  hint: did you mean `e1` (brewery:Brewery)?',
   );
   const src = 'e1\ne2(city="Berlin"';
   const d = parseProgram(src).diagnostics[0]!;
-  t.equal(renderDiagnostic(src, d), [
-    'syntax_error at 2:17: unexpected end of the program in the argument list',
-    '  2 | e2(city="Berlin"',
-    '    |                 ^',
-    '  hint: expected `,` or `)` to close the argument list opened at 2:3',
-  ].join('\n'), 'a span past the end of the line');
-  t.equal(renderDiagnostic('a\n', { code: 'syntax_error', message: 'm', span: { line: 2, col: 1, endLine: 2, endCol: 1 } }), 'syntax_error at 2:1: m\n  2 | \n    | ^', 'an empty last line');
-  t.equal(renderDiagnostic('x', { code: 'syntax_error', message: 'm', span: { line: 9, col: 40 } }), 'syntax_error at 9:40: m\n  9 | \n    | ^', 'a line past the end');
-  t.equal(renderDiagnostic('\tab(c)\r\nx', { code: 'syntax_error', message: 'm', span: { line: 1, col: 4, endLine: 2, endCol: 2 } }), 'syntax_error at 1:4: m\n  1 | \tab(c)\n    | \t  ^^^', 'tabs kept in the padding, multi-line span to the end of the line');
+  t.equal(
+    renderDiagnostic(src, d),
+    [
+      'syntax_error at 2:17: unexpected end of the program in the argument list',
+      '  2 | e2(city="Berlin"',
+      '    |                 ^',
+      '  hint: expected `,` or `)` to close the argument list opened at 2:3',
+    ].join('\n'),
+    'a span past the end of the line',
+  );
+  t.equal(
+    renderDiagnostic('a\n', { code: 'syntax_error', message: 'm', span: { line: 2, col: 1, endLine: 2, endCol: 1 } }),
+    'syntax_error at 2:1: m\n  2 | \n    | ^',
+    'an empty last line',
+  );
+  t.equal(
+    renderDiagnostic('x', { code: 'syntax_error', message: 'm', span: { line: 9, col: 40 } }),
+    'syntax_error at 9:40: m\n  9 | \n    | ^',
+    'a line past the end',
+  );
+  t.equal(
+    renderDiagnostic('\tab(c)\r\nx', {
+      code: 'syntax_error',
+      message: 'm',
+      span: { line: 1, col: 4, endLine: 2, endCol: 2 },
+    }),
+    'syntax_error at 1:4: m\n  1 | \tab(c)\n    | \t  ^^^',
+    'tabs kept in the padding, multi-line span to the end of the line',
+  );
   t.equal(renderDiagnostic('x', { code: 'internal_error', message: 'm' }), 'internal_error: m');
   const long = Array.from({ length: 12 }, () => 'e1').join('\n') + '\ne1(';
   t.match(renderDiagnostic(long, parseProgram(long).diagnostics[0]!), /\n  13 \| e1\(\n     \|    \^/);

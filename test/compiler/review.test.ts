@@ -5,7 +5,13 @@
  * verdict is `review`. The review text is linear in the plan's size.
  */
 import t from 'tap';
-import { compileProgram, DEFAULT_MAX_VENDOR_CALLS, reviewPlan, type Compiled, type Plan } from '../../compiler/index.js';
+import {
+  compileProgram,
+  DEFAULT_MAX_VENDOR_CALLS,
+  reviewPlan,
+  type Compiled,
+  type Plan,
+} from '../../compiler/index.js';
 import { fixtureRegistry, sessionSymbols } from '../_helpers/registry.js';
 import { growth } from '../_helpers/growth.js';
 
@@ -43,17 +49,35 @@ t.test('over the budget: flow over_call_budget, verdict review, a line saying ho
   t.match(under.review, { verdict: 'proceed', flow: 'clean', max_calls: 200 }, 'exactly the budget proceeds');
   const over = compile(lines(201, () => 'e1'));
   t.match(over.review, { verdict: 'review', flow: ['over_call_budget'], mutations: 0, max_calls: 201 });
-  t.equal(over.review.text.split('\n')[0], 'up to 201 vendor calls (budget 200): dry-run and accept it with its pcN, or narrow it (filters, a smaller limit=, fewer statements)');
+  t.equal(
+    over.review.text.split('\n')[0],
+    'up to 201 vendor calls (budget 200): dry-run and accept it with its pcN, or narrow it (filters, a smaller limit=, fewer statements)',
+  );
   t.equal(over.review.text.split('\n').length, 202, 'the budget line, then one line per step');
-  t.match(compile('e1\ne1\ne1', 2).review, { verdict: 'review', flow: ['over_call_budget'], max_calls: 3 }, 'CompileOptions.maxCalls sets the budget');
-  t.match(compile('e2(limit=5000)', 10).review, { flow: ['over_call_budget', 'unbounded_list'], max_calls: 50 }, 'warnings are sorted');
-  t.match(reviewPlan(under.plan, registry, 100), { verdict: 'review', flow: ['over_call_budget'] }, 'reviewPlan takes the budget');
+  t.match(
+    compile('e1\ne1\ne1', 2).review,
+    { verdict: 'review', flow: ['over_call_budget'], max_calls: 3 },
+    'CompileOptions.maxCalls sets the budget',
+  );
+  t.match(
+    compile('e2(limit=5000)', 10).review,
+    { flow: ['over_call_budget', 'unbounded_list'], max_calls: 50 },
+    'warnings are sorted',
+  );
+  t.match(
+    reviewPlan(under.plan, registry, 100),
+    { verdict: 'review', flow: ['over_call_budget'] },
+    'reviewPlan takes the budget',
+  );
   t.match(reviewPlan(under.plan, registry), { verdict: 'proceed' }, 'and defaults to DEFAULT_MAX_VENDOR_CALLS');
 });
 
 t.test('an unbounded estimate is null in JSON, never Infinity', async (t) => {
   const c = compile('b = e1\ne2(breweryId=b.id)');
-  const huge: Plan = { ...c.plan, steps: c.plan.steps.map((s) => (s.fanout ? { ...s, fanout: { ...s.fanout, max: 1e308 }, limit: 1e308 } : s)) };
+  const huge: Plan = {
+    ...c.plan,
+    steps: c.plan.steps.map((s) => (s.fanout ? { ...s, fanout: { ...s.fanout, max: 1e308 }, limit: 1e308 } : s)),
+  };
   const r = reviewPlan(huge, registry);
   t.equal(r.max_calls, null);
   t.ok(Array.isArray(r.flow) && r.flow.includes('over_call_budget'));
@@ -67,11 +91,25 @@ t.test('review is linear in the number of steps', async (t) => {
   const one = compile('b = e1(city="c")').plan.steps[0]!;
   const make = (n: number): Plan => {
     const steps = Array.from({ length: n }, (_, i) => ({ ...one, id: `n${i + 1}`, args: { city: { lit: `c${i}` } } }));
-    return { version: 1, steps, bind: Object.fromEntries(steps.map((s, i) => [`b${i}`, s.id])), return: steps.map((s) => s.id) };
+    return {
+      version: 1,
+      steps,
+      bind: Object.fromEntries(steps.map((s, i) => [`b${i}`, s.id])),
+      return: steps.map((s) => s.id),
+    };
   };
   const small = make(1000);
   const big = make(4000);
-  const g = await growth(() => reviewPlan(small, registry), () => reviewPlan(big, registry));
-  t.ok(g.ratio < 9, `1,000 -> 4,000 bound steps: ${g.small.toFixed(2)} -> ${g.big.toFixed(2)} ms (x${g.ratio.toFixed(1)})`);
-  t.match(reviewPlan(small, registry, 1000).text.split('\n')[999], /^n1000 read brewery:Brewery listBreweries\(city="c999"\) as b999 -> returned$/);
+  const g = await growth(
+    () => reviewPlan(small, registry),
+    () => reviewPlan(big, registry),
+  );
+  t.ok(
+    g.ratio < 9,
+    `1,000 -> 4,000 bound steps: ${g.small.toFixed(2)} -> ${g.big.toFixed(2)} ms (x${g.ratio.toFixed(1)})`,
+  );
+  t.match(
+    reviewPlan(small, registry, 1000).text.split('\n')[999],
+    /^n1000 read brewery:Brewery listBreweries\(city="c999"\) as b999 -> returned$/,
+  );
 });

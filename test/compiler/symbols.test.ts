@@ -9,13 +9,29 @@ t.test('symbols are assigned in order of first exposure and never change', async
   const registry = await fixtureRegistry();
   const table = new SymbolTable();
   const w1 = table.expose(registry, [{ api: 'brewery', entity: 'Beer' }]);
-  t.same(w1.entities.map((e) => `${e.sym}=${e.entity}`), ['e1=Beer']);
+  t.same(
+    w1.entities.map((e) => `${e.sym}=${e.entity}`),
+    ['e1=Beer'],
+  );
   t.equal(w1.domain_revision, 1);
-  t.same(w1.capabilities.map((c) => `${c.sym}=${c.capability}`), ['m1=listBreweryBeers', 'm2=createBeer', 'm3=retireBeer', 'm4=deleteBeer']);
-  t.same(w1.relations.map((r) => `${r.sym}=${r.entity}.${r.relation}`), ['r1=Beer.brewery', 'r2=Beer.reviews']);
+  t.same(
+    w1.capabilities.map((c) => `${c.sym}=${c.capability}`),
+    ['m1=listBreweryBeers', 'm2=createBeer', 'm3=retireBeer', 'm4=deleteBeer'],
+  );
+  t.same(
+    w1.relations.map((r) => `${r.sym}=${r.entity}.${r.relation}`),
+    ['r1=Beer.brewery', 'r2=Beer.reviews'],
+  );
 
-  const w2 = table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }, { api: 'brewery', entity: 'Beer' }]);
-  t.same(w2.entities.map((e) => `${e.sym}=${e.entity}`), ['e2=Brewery'], 'the wave holds only new rows');
+  const w2 = table.expose(registry, [
+    { api: 'brewery', entity: 'Brewery' },
+    { api: 'brewery', entity: 'Beer' },
+  ]);
+  t.same(
+    w2.entities.map((e) => `${e.sym}=${e.entity}`),
+    ['e2=Brewery'],
+    'the wave holds only new rows',
+  );
   t.same(w2.repeated, [{ api: 'brewery', entity: 'Beer' }], 'a repeated seed is reported, not re-taught');
   t.equal(w2.domain_revision, 2);
   t.match(table.lookup('e1'), { kind: 'entity', entity: 'Beer' }, 'e1 still means Beer');
@@ -32,7 +48,10 @@ t.test('federation keys entities by (catalog, entity)', async (t) => {
   const table = new SymbolTable();
   table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }]);
   const w = table.expose(registry, [{ api: 'helpdesk', entity: 'Ticket' }]);
-  t.same(w.entities.map((e) => `${e.sym}=${e.api}:${e.entity}`), ['e2=helpdesk:Ticket']);
+  t.same(
+    w.entities.map((e) => `${e.sym}=${e.api}:${e.entity}`),
+    ['e2=helpdesk:Ticket'],
+  );
   t.same(table.apis(), ['brewery', 'helpdesk']);
   t.equal(table.entitySymbol('helpdesk', 'Ticket')?.sym, 'e2');
   t.equal(table.entitySymbol('brewery', 'Ticket'), undefined);
@@ -41,7 +60,10 @@ t.test('federation keys entities by (catalog, entity)', async (t) => {
 t.test('unknown seeds are ignored by the table (callers validate them)', async (t) => {
   const registry = await fixtureRegistry();
   const table = new SymbolTable();
-  const w = table.expose(registry, [{ api: 'brewery', entity: 'Nope' }, { api: 'nope', entity: 'Beer' }]);
+  const w = table.expose(registry, [
+    { api: 'brewery', entity: 'Nope' },
+    { api: 'nope', entity: 'Beer' },
+  ]);
   t.equal(w.entities.length, 0);
   t.equal(table.domainRevision, 0);
 });
@@ -61,11 +83,18 @@ t.test('toJSON/fromJSON round-trips and keeps counting', async (t) => {
 t.test('teaching table: TSV, one row per symbol, no tabs or newlines in cells', async (t) => {
   const registry = await fixtureRegistry();
   const table = new SymbolTable();
-  const wave = table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }, { api: 'brewery', entity: 'Beer' }]);
+  const wave = table.expose(registry, [
+    { api: 'brewery', entity: 'Brewery' },
+    { api: 'brewery', entity: 'Beer' },
+  ]);
   const tsv = renderWave(wave, registry, table);
   const lines = tsv.split('\n');
   t.equal(lines[0], TEACHING_HEADER);
-  t.equal(lines.length - 1, wave.entities.length + wave.capabilities.length + wave.relations.length, 'one row per symbol');
+  t.equal(
+    lines.length - 1,
+    wave.entities.length + wave.capabilities.length + wave.relations.length,
+    'one row per symbol',
+  );
   for (const l of lines) t.equal(l.split('\t').length, 2, `two cells: ${l.slice(0, 40)}`);
   const rows = waveRows(wave, registry, table);
   const m = rows.find((r) => r.meaning.startsWith('create brewery:Brewery'));
@@ -97,12 +126,23 @@ t.test('every relation row is a copyable form: it compiles to a step that follow
   t.equal(rows.length, wave.relations.length);
   for (const row of rows) {
     const rel = table.lookup(row.sym);
-    if (rel?.kind !== 'relation') { t.fail(`${row.sym} is a relation`); continue; }
-    t.match(row.form, new RegExp(`\\.${rel.relation}\\[\\.\\.\\]$`), `${row.sym}: the form ends with .${rel.relation}[..]`);
-    t.ok(row.meaning.startsWith(`${rel.entity}.${rel.relation} (${row.sym}) -> `), `${row.sym}: ${row.meaning.slice(0, 40)}`);
+    if (rel?.kind !== 'relation') {
+      t.fail(`${row.sym} is a relation`);
+      continue;
+    }
+    t.match(
+      row.form,
+      new RegExp(`\\.${rel.relation}\\[\\.\\.\\]$`),
+      `${row.sym}: the form ends with .${rel.relation}[..]`,
+    );
+    t.ok(
+      row.meaning.startsWith(`${rel.entity}.${rel.relation} (${row.sym}) -> `),
+      `${row.sym}: ${row.meaning.slice(0, 40)}`,
+    );
     const r = compileProgram(row.form.replace(/\[\.\.\]$/, ''), { registry, symbols: table });
     t.equal(r.kind, 'plan', row.form);
-    if (r.kind === 'plan') t.equal(r.plan.steps.at(-1)?.via?.relation, rel.relation, `${row.form} follows ${rel.entity}.${rel.relation}`);
+    if (r.kind === 'plan')
+      t.equal(r.plan.steps.at(-1)?.via?.relation, rel.relation, `${row.form} follows ${rel.entity}.${rel.relation}`);
   }
 });
 
@@ -126,18 +166,47 @@ mappings: {listProducts: GET /p, getProduct: "GET /p/{id}", getMaker: "GET /m/{i
 `;
   const c = compileSource([{ file: 'shop.yaml', text: src }]);
   if (!c.cgs) return t.fail(JSON.stringify(c.diagnostics));
-  const registry = new Registry([{ entry_id: 'shop', label: 'Shop', tags: [], version: 1, cgs: c.cgs, cgs_hash: c.cgs_hash!, base_url: c.cgs.backend.base_url, artifact: '' }]);
+  const registry = new Registry([
+    {
+      entry_id: 'shop',
+      label: 'Shop',
+      tags: [],
+      version: 1,
+      cgs: c.cgs,
+      cgs_hash: c.cgs_hash!,
+      base_url: c.cgs.backend.base_url,
+      artifact: '',
+    },
+  ]);
   const table = new SymbolTable();
-  const rows = waveRows(table.expose(registry, [{ api: 'shop', entity: 'Product' }]), registry, table).filter((r) => r.sym.startsWith('r'));
-  t.same(rows.map((r) => r.form), ['e1(1).r1[..]', 'e1(1).r2[..]', 'e1(1).maker[..]'], '`p1` and `m1` look like symbols: their rows show r#');
-  t.match(compileProgram('e1(1).p1', { registry, symbols: table }), { kind: 'error', diagnostics: [{ code: 'legacy_symbol' }] }, 'the wire name p1 would not compile');
-  for (const row of rows) t.equal(compileProgram(row.form.replace(/\[\.\.\]$/, ''), { registry, symbols: table }).kind, 'plan', row.form);
+  const rows = waveRows(table.expose(registry, [{ api: 'shop', entity: 'Product' }]), registry, table).filter((r) =>
+    r.sym.startsWith('r'),
+  );
+  t.same(
+    rows.map((r) => r.form),
+    ['e1(1).r1[..]', 'e1(1).r2[..]', 'e1(1).maker[..]'],
+    '`p1` and `m1` look like symbols: their rows show r#',
+  );
+  t.match(
+    compileProgram('e1(1).p1', { registry, symbols: table }),
+    { kind: 'error', diagnostics: [{ code: 'legacy_symbol' }] },
+    'the wire name p1 would not compile',
+  );
+  for (const row of rows)
+    t.equal(compileProgram(row.form.replace(/\[\.\.\]$/, ''), { registry, symbols: table }).kind, 'plan', row.form);
 });
 
 t.test('the first brewery wave with its rules stays within its token budget', async (t) => {
   const registry = await fixtureRegistry();
   const table = new SymbolTable();
-  const w1 = renderWave(table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }, { api: 'brewery', entity: 'Beer' }]), registry, table);
+  const w1 = renderWave(
+    table.expose(registry, [
+      { api: 'brewery', entity: 'Brewery' },
+      { api: 'brewery', entity: 'Beer' },
+    ]),
+    registry,
+    table,
+  );
   // 2,802 characters (rules + newline + wave) before relations were taught by wire name.
   t.ok(teachingRules().length + 1 + w1.length <= 2802, `rules ${teachingRules().length} + wave ${w1.length}`);
 });
@@ -147,8 +216,22 @@ t.test('docs/teaching.md shows the waves the renderer produces today', async (t)
   const doc = readFileSync('docs/teaching.md', 'utf8');
   const registry = await fixtureRegistry();
   const table = new SymbolTable();
-  const w1 = renderWave(table.expose(registry, [{ api: 'brewery', entity: 'Brewery' }, { api: 'brewery', entity: 'Beer' }]), registry, table);
-  const w2 = renderWave(table.expose(registry, [{ api: 'brewery', entity: 'Beer' }, { api: 'helpdesk', entity: 'Ticket' }]), registry, table);
+  const w1 = renderWave(
+    table.expose(registry, [
+      { api: 'brewery', entity: 'Brewery' },
+      { api: 'brewery', entity: 'Beer' },
+    ]),
+    registry,
+    table,
+  );
+  const w2 = renderWave(
+    table.expose(registry, [
+      { api: 'brewery', entity: 'Beer' },
+      { api: 'helpdesk', entity: 'Ticket' },
+    ]),
+    registry,
+    table,
+  );
   t.ok(doc.includes('```\n' + teachingRules() + '\n```'), 'the rules');
   t.ok(doc.includes('```\n' + w1 + '\n```'), 'the first wave');
   t.ok(doc.includes('```\n' + w2 + '\n```'), 'the second wave');

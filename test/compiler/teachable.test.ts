@@ -31,7 +31,10 @@ mappings: {listProducts: GET /p, getProduct: "GET /p/{id}", searchProducts: GET 
 `);
   const problems = teachabilityCheck(cgs);
   t.equal(problems.length, 1);
-  t.match(problems[0], { at: '/capabilities/2', error: { code: 'not_teachable', message: /reaches `listProducts`, not `searchProducts`/ } });
+  t.match(problems[0], {
+    at: '/capabilities/2',
+    error: { code: 'not_teachable', message: /reaches `listProducts`, not `searchProducts`/ },
+  });
 });
 
 t.test('a required parameter the language reserves cannot be taught', async (t) => {
@@ -43,9 +46,19 @@ mappings: {listProducts: GET /p, getProduct: "GET /p/{id}", createProduct: POST 
 });
 
 t.test('packing runs the check with positions when asked', async (t) => {
-  const c = compileSource([{ file: 'shop.yaml', text: base + `  searchProducts: {kind: search, entity: Product, params: {name: {required: true}}}
+  const c = compileSource(
+    [
+      {
+        file: 'shop.yaml',
+        text:
+          base +
+          `  searchProducts: {kind: search, entity: Product, params: {name: {required: true}}}
 mappings: {listProducts: GET /p, getProduct: "GET /p/{id}", searchProducts: GET /s}
-` }], [teachabilityCheck]);
+`,
+      },
+    ],
+    [teachabilityCheck],
+  );
   t.equal(c.cgs, undefined, 'no CGS for a catalog that cannot be taught');
   t.match(c.diagnostics, [{ code: 'not_teachable', span: { file: 'shop.yaml', line: 9, col: 3 } }]);
 });

@@ -136,28 +136,74 @@ t.test('the bundled catalogs compile clean', async (t) => {
 
 t.test('the helpdesk catalog has every capability kind and its relations', async (t) => {
   const { cgs } = compileClean(await readSourceDir(join(ROOT, 'fixtures', 'catalogs', 'helpdesk')));
-  t.same(cgs.entities.map((e) => e.name), ['Customer', 'Ticket', 'Comment']);
-  t.same([...new Set(cgs.capabilities.map((c) => c.kind))].sort(), ['action', 'create', 'delete', 'get', 'query', 'search', 'update']);
+  t.same(
+    cgs.entities.map((e) => e.name),
+    ['Customer', 'Ticket', 'Comment'],
+  );
+  t.same([...new Set(cgs.capabilities.map((c) => c.kind))].sort(), [
+    'action',
+    'create',
+    'delete',
+    'get',
+    'query',
+    'search',
+    'update',
+  ]);
   t.equal(cgs.auth.scheme, 'none');
   t.equal(cgs.backend.base_url, 'http://127.0.0.1:3000');
   const customer = cgs.entities.find((e) => e.name === 'Customer')!;
-  t.match(customer.relations, [{ name: 'tickets', target: 'Ticket', cardinality: 'many', capability: 'listCustomerTickets', bind: { customerId: 'id' } }]);
-  t.match(cap(cgs, 'listCustomerTickets').http, { method: 'GET', path: '/customers/{customerId}/tickets', query: { status: '{status}' } });
+  t.match(customer.relations, [
+    {
+      name: 'tickets',
+      target: 'Ticket',
+      cardinality: 'many',
+      capability: 'listCustomerTickets',
+      bind: { customerId: 'id' },
+    },
+  ]);
+  t.match(cap(cgs, 'listCustomerTickets').http, {
+    method: 'GET',
+    path: '/customers/{customerId}/tickets',
+    query: { status: '{status}' },
+  });
   const ticket = cgs.entities.find((e) => e.name === 'Ticket')!;
   t.match(ticket.relations, [
     { name: 'customer', target: 'Customer', cardinality: 'one', capability: 'getCustomer', bind: { id: 'customerId' } },
     { name: 'comments', target: 'Comment', cardinality: 'many', capability: 'listComments', bind: { ticketId: 'id' } },
   ]);
-  t.match(ticket.fields.find((f) => f.name === 'status'), { type: 'enum', values: ['open', 'pending', 'closed'] });
-  t.match(ticket.fields.find((f) => f.name === 'priority'), { type: 'enum', values: ['low', 'normal', 'high', 'urgent'] });
-  t.match(customer.fields.find((f) => f.name === 'tier'), { type: 'enum', values: ['free', 'pro', 'enterprise'] });
+  t.match(
+    ticket.fields.find((f) => f.name === 'status'),
+    { type: 'enum', values: ['open', 'pending', 'closed'] },
+  );
+  t.match(
+    ticket.fields.find((f) => f.name === 'priority'),
+    { type: 'enum', values: ['low', 'normal', 'high', 'urgent'] },
+  );
+  t.match(
+    customer.fields.find((f) => f.name === 'tier'),
+    { type: 'enum', values: ['free', 'pro', 'enterprise'] },
+  );
   t.match(cap(cgs, 'listTickets'), {
     params: [{ name: 'status' }, { name: 'priority' }, { name: 'customerId' }],
-    http: { pagination: { style: 'page', page_param: '_page', size_param: '_limit', first_page: 1 }, response: { total: { header: 'X-Total-Count' } } },
+    http: {
+      pagination: { style: 'page', page_param: '_page', size_param: '_limit', first_page: 1 },
+      response: { total: { header: 'X-Total-Count' } },
+    },
   });
-  t.match(cap(cgs, 'closeTicket'), { kind: 'action', id_param: 'id', returns: 'row', http: { method: 'PATCH', path: '/tickets/{id}', body: { status: 'closed' } } });
+  t.match(cap(cgs, 'closeTicket'), {
+    kind: 'action',
+    id_param: 'id',
+    returns: 'row',
+    http: { method: 'PATCH', path: '/tickets/{id}', body: { status: 'closed' } },
+  });
   t.match(cap(cgs, 'updateTicket').http, { method: 'PATCH', path: '/tickets/{id}' });
-  t.match(cap(cgs, 'createTicket').params, [{ name: 'customerId', required: true }, { name: 'subject', required: true }, { name: 'body', required: true }, { name: 'priority', default: 'normal' }, { name: 'status', default: 'open' }]);
+  t.match(cap(cgs, 'createTicket').params, [
+    { name: 'customerId', required: true },
+    { name: 'subject', required: true },
+    { name: 'body', required: true },
+    { name: 'priority', default: 'normal' },
+    { name: 'status', default: 'open' },
+  ]);
   for (const e of cgs.entities) {
     t.ok(e.description, `${e.name} has a description`);
     for (const f of e.fields) t.ok(f.description, `${e.name}.${f.name} has a description`);
@@ -179,34 +225,106 @@ t.test('normalization: types, parameters, mappings and kinds', async (t) => {
   t.same(product.relations, []);
 
   t.test('shorthand field types', async (t) => {
-    t.same(product.fields.find((f) => f.name === 'name'), { name: 'name', description: '', type: 'string' });
-    t.same(product.fields.find((f) => f.name === 'addedOn'), { name: 'addedOn', description: '', type: 'date' });
-    t.same(product.fields.find((f) => f.name === 'tags'), { name: 'tags', description: 'Free tags', type: 'array', items: { type: 'string' } });
+    t.same(
+      product.fields.find((f) => f.name === 'name'),
+      { name: 'name', description: '', type: 'string' },
+    );
+    t.same(
+      product.fields.find((f) => f.name === 'addedOn'),
+      { name: 'addedOn', description: '', type: 'date' },
+    );
+    t.same(
+      product.fields.find((f) => f.name === 'tags'),
+      { name: 'tags', description: 'Free tags', type: 'array', items: { type: 'string' } },
+    );
   });
 
   t.test('parameters take the type and description of their entity field', async (t) => {
-    t.same(cap(cgs, 'listProducts').params, [
-      { name: 'size', description: 'Size class', required: false, type: 'enum', values: ['s', 'm', 'l'] },
-      { name: 'tags', description: 'Free tags', required: false, type: 'array', items: { type: 'string' } },
-    ], 'a list of field names');
+    t.same(
+      cap(cgs, 'listProducts').params,
+      [
+        { name: 'size', description: 'Size class', required: false, type: 'enum', values: ['s', 'm', 'l'] },
+        { name: 'tags', description: 'Free tags', required: false, type: 'array', items: { type: 'string' } },
+      ],
+      'a list of field names',
+    );
     const find = cap(cgs, 'findProducts').params;
-    t.same(find[1], { name: 'size', description: 'Size class', required: false, type: 'enum', values: ['s', 'm', 'l'] }, 'null takes the field');
-    t.same(find[2], { name: 'cheap', description: 'At most this price', required: false, type: 'number' }, '`field:` names another field; an own description wins');
-    t.same(find[0], { name: 'q', description: 'Words', required: true, type: 'string' }, 'an explicit type needs no field');
+    t.same(
+      find[1],
+      { name: 'size', description: 'Size class', required: false, type: 'enum', values: ['s', 'm', 'l'] },
+      'null takes the field',
+    );
+    t.same(
+      find[2],
+      { name: 'cheap', description: 'At most this price', required: false, type: 'number' },
+      '`field:` names another field; an own description wins',
+    );
+    t.same(
+      find[0],
+      { name: 'q', description: 'Words', required: true, type: 'string' },
+      'an explicit type needs no field',
+    );
     const create = cap(cgs, 'createProduct').params;
-    t.same(create[0], { name: 'name', description: '', required: true, type: 'string' }, '{required: true} keeps the field type');
-    t.same(create[1], { name: 'size', description: 'Size class', required: false, type: 'enum', values: ['s', 'm', 'l'], default: 'm' });
-    t.same(create[2], { name: 'price', description: 'Price in EUR', required: false, type: 'number' }, '{} takes the field');
+    t.same(
+      create[0],
+      { name: 'name', description: '', required: true, type: 'string' },
+      '{required: true} keeps the field type',
+    );
+    t.same(create[1], {
+      name: 'size',
+      description: 'Size class',
+      required: false,
+      type: 'enum',
+      values: ['s', 'm', 'l'],
+      default: 'm',
+    });
+    t.same(
+      create[2],
+      { name: 'price', description: 'Price in EUR', required: false, type: 'number' },
+      '{} takes the field',
+    );
   });
 
   t.test('mapping string shorthand and terse defaults', async (t) => {
-    t.same(cap(cgs, 'getProduct').http, { method: 'GET', path: '/products/{sku}', query: {}, headers: {}, array_style: 'repeat', response: { path: '' } }, '"GET /x/{id}" is method + path');
-    t.same(cap(cgs, 'listProducts').http.query, { size: '{size}', tags: '{tags}' }, 'GET: leftover params go to the query');
-    t.same(cap(cgs, 'removeProduct').http.query, { size: '{size}' }, 'DELETE: leftover params go to the query, path params do not');
+    t.same(
+      cap(cgs, 'getProduct').http,
+      { method: 'GET', path: '/products/{sku}', query: {}, headers: {}, array_style: 'repeat', response: { path: '' } },
+      '"GET /x/{id}" is method + path',
+    );
+    t.same(
+      cap(cgs, 'listProducts').http.query,
+      { size: '{size}', tags: '{tags}' },
+      'GET: leftover params go to the query',
+    );
+    t.same(
+      cap(cgs, 'removeProduct').http.query,
+      { size: '{size}' },
+      'DELETE: leftover params go to the query, path params do not',
+    );
     t.equal(cap(cgs, 'removeProduct').http.body, undefined, 'DELETE has no body');
-    t.same(cap(cgs, 'findProducts').http.query, { q: '{q}', size: '{size}', max_price: '{cheap}' }, 'an explicit query is kept as written');
-    t.same(cap(cgs, 'createProduct').http, { method: 'POST', path: '/products', query: {}, headers: {}, array_style: 'repeat', response: { path: '' }, body: { name: '{name}', size: '{size}', price: '{price}' } }, 'POST: leftover params form a JSON body');
-    t.same(cap(cgs, 'replaceProduct').http.body, { name: '{name}', price: '{price}' }, 'PUT: body without the path param');
+    t.same(
+      cap(cgs, 'findProducts').http.query,
+      { q: '{q}', size: '{size}', max_price: '{cheap}' },
+      'an explicit query is kept as written',
+    );
+    t.same(
+      cap(cgs, 'createProduct').http,
+      {
+        method: 'POST',
+        path: '/products',
+        query: {},
+        headers: {},
+        array_style: 'repeat',
+        response: { path: '' },
+        body: { name: '{name}', size: '{size}', price: '{price}' },
+      },
+      'POST: leftover params form a JSON body',
+    );
+    t.same(
+      cap(cgs, 'replaceProduct').http.body,
+      { name: '{name}', price: '{price}' },
+      'PUT: body without the path param',
+    );
     t.same(cap(cgs, 'patchProduct').http.body, { name: '{name}' }, 'PATCH');
     t.same(cap(cgs, 'featureProduct').http.body, { featured: true }, 'an explicit body is kept as written');
     t.equal(cap(cgs, 'tagProduct').http.body, undefined, 'no leftover params: no body');
@@ -215,54 +333,110 @@ t.test('normalization: types, parameters, mappings and kinds', async (t) => {
 
   t.test('path parameters become required', async (t) => {
     t.match(cap(cgs, 'getProduct').params, [{ name: 'sku', required: true }]);
-    t.match(cap(cgs, 'replaceProduct').params, [{ name: 'sku', required: true }, { name: 'name', required: false }, { name: 'price', required: false }]);
-    t.match(cap(cgs, 'removeProduct').params, [{ name: 'sku', required: true }, { name: 'size', required: false }]);
+    t.match(cap(cgs, 'replaceProduct').params, [
+      { name: 'sku', required: true },
+      { name: 'name', required: false },
+      { name: 'price', required: false },
+    ]);
+    t.match(cap(cgs, 'removeProduct').params, [
+      { name: 'sku', required: true },
+      { name: 'size', required: false },
+    ]);
   });
 
   t.test('default returns and id_param per kind', async (t) => {
     const got = Object.fromEntries(cgs.capabilities.map((c) => [c.name, [c.kind, c.returns, c.id_param ?? null]]));
-    t.same(got, {
-      listProducts: ['query', 'rows', null],
-      getProduct: ['get', 'row', 'sku'],
-      findProducts: ['search', 'rows', null],
-      createProduct: ['create', 'row', null],
-      replaceProduct: ['update', 'row', 'sku'],
-      patchProduct: ['update', 'row', 'code'],
-      removeProduct: ['delete', 'none', 'sku'],
-      featureProduct: ['action', 'row', 'sku'],
-      tagProduct: ['action', 'row', null],
-      scanProduct: ['get', 'row', 'sku'],
-    }, 'the id-field param, else the only required one (not for actions)');
+    t.same(
+      got,
+      {
+        listProducts: ['query', 'rows', null],
+        getProduct: ['get', 'row', 'sku'],
+        findProducts: ['search', 'rows', null],
+        createProduct: ['create', 'row', null],
+        replaceProduct: ['update', 'row', 'sku'],
+        patchProduct: ['update', 'row', 'code'],
+        removeProduct: ['delete', 'none', 'sku'],
+        featureProduct: ['action', 'row', 'sku'],
+        tagProduct: ['action', 'row', null],
+        scanProduct: ['get', 'row', 'sku'],
+      },
+      'the id-field param, else the only required one (not for actions)',
+    );
   });
 
   t.test('pagination defaults', async (t) => {
-    t.same(cap(cgs, 'listProducts').http.pagination, { style: 'page', page_param: 'page', page_size: 25, max_page_size: 100, first_page: 1 });
-    t.same(cap(cgs, 'findProducts').http.pagination, { style: 'offset', offset_param: 'skip', size_param: 'take', page_size: 150, max_page_size: 150 }, 'max_page_size is at least page_size; offset has no first_page');
+    t.same(cap(cgs, 'listProducts').http.pagination, {
+      style: 'page',
+      page_param: 'page',
+      page_size: 25,
+      max_page_size: 100,
+      first_page: 1,
+    });
+    t.same(
+      cap(cgs, 'findProducts').http.pagination,
+      { style: 'offset', offset_param: 'skip', size_param: 'take', page_size: 150, max_page_size: 150 },
+      'max_page_size is at least page_size; offset has no first_page',
+    );
     t.equal(cap(cgs, 'getProduct').http.pagination, undefined, 'no pagination unless declared');
   });
 });
 
 t.test('auth and backend normalization', async (t) => {
   const oauth = compileClean([
-    { file: 'c.yaml', text: HEADER + '  auth: {scheme: oauth2_client_credentials, token_url: "https://id.example.com/token", client_id_env: SHOP_ID, client_secret_env: SHOP_SECRET}\n' },
+    {
+      file: 'c.yaml',
+      text:
+        HEADER +
+        '  auth: {scheme: oauth2_client_credentials, token_url: "https://id.example.com/token", client_id_env: SHOP_ID, client_secret_env: SHOP_SECRET}\n',
+    },
     ...SHOP.slice(1),
   ]);
-  t.same(oauth.cgs.auth, { scheme: 'oauth2_client_credentials', token_url: 'https://id.example.com/token', client_id_env: 'SHOP_ID', client_secret_env: 'SHOP_SECRET', scopes: [] }, 'scopes default to []');
-  const key = compileClean([{ file: 'c.yaml', text: HEADER + '  auth: {scheme: api_key, in: header, name: X-Key, env: SHOP_KEY}\n' }, ...SHOP.slice(1)]);
+  t.same(
+    oauth.cgs.auth,
+    {
+      scheme: 'oauth2_client_credentials',
+      token_url: 'https://id.example.com/token',
+      client_id_env: 'SHOP_ID',
+      client_secret_env: 'SHOP_SECRET',
+      scopes: [],
+    },
+    'scopes default to []',
+  );
+  const key = compileClean([
+    { file: 'c.yaml', text: HEADER + '  auth: {scheme: api_key, in: header, name: X-Key, env: SHOP_KEY}\n' },
+    ...SHOP.slice(1),
+  ]);
   t.same(key.cgs.auth, { scheme: 'api_key', in: 'header', name: 'X-Key', env: 'SHOP_KEY' });
 });
 
 t.test('a catalog URL with user:password is refused, and the refusal does not repeat it', async (t) => {
-  const backend = compileSource([{ file: 'catalog.yaml', text: HEADER.replace('https://api.example.com/v2/', 'https://admin:pw-SECRET@api.example.com/v2/') }, ...SHOP.slice(1)]);
+  const backend = compileSource([
+    {
+      file: 'catalog.yaml',
+      text: HEADER.replace('https://api.example.com/v2/', 'https://admin:pw-SECRET@api.example.com/v2/'),
+    },
+    ...SHOP.slice(1),
+  ]);
   t.notOk(backend.cgs, 'nothing is packed');
-  t.same(backend.diagnostics.map((d) => d.code), ['bad_backend']);
+  t.same(
+    backend.diagnostics.map((d) => d.code),
+    ['bad_backend'],
+  );
   t.match(backend.diagnostics[0]!.message, /carries user:password/);
   t.notMatch(JSON.stringify(backend.diagnostics), /pw-SECRET|admin/, 'the credential is not echoed');
   const token = compileSource([
-    { file: 'c.yaml', text: HEADER + '  auth: {scheme: oauth2_client_credentials, token_url: "https://id:pw-SECRET@id.example.com/token", client_id_env: SHOP_ID, client_secret_env: SHOP_SECRET}\n' },
+    {
+      file: 'c.yaml',
+      text:
+        HEADER +
+        '  auth: {scheme: oauth2_client_credentials, token_url: "https://id:pw-SECRET@id.example.com/token", client_id_env: SHOP_ID, client_secret_env: SHOP_SECRET}\n',
+    },
     ...SHOP.slice(1),
   ]);
-  t.same(token.diagnostics.map((d) => d.code), ['bad_auth']);
+  t.same(
+    token.diagnostics.map((d) => d.code),
+    ['bad_auth'],
+  );
   t.notMatch(JSON.stringify(token.diagnostics), /pw-SECRET/);
 });
 
@@ -287,10 +461,22 @@ t.test('the CGS holds no absolute path, timestamp or platform', async (t) => {
     const dir = join(ROOT, 'fixtures', 'catalogs', name);
     const { cgs } = compileClean(await readSourceDir(dir));
     const text = JSON.stringify(cgs);
-    for (const s of [ROOT, dir, tmpdir(), process.cwd(), '.yaml', ...(hostname().length >= 6 ? [hostname()] : [])]) t.notOk(text.includes(s), `${name}: no ${JSON.stringify(s)}`);
+    for (const s of [ROOT, dir, tmpdir(), process.cwd(), '.yaml', ...(hostname().length >= 6 ? [hostname()] : [])])
+      t.notOk(text.includes(s), `${name}: no ${JSON.stringify(s)}`);
     t.notMatch(text, /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/, `${name}: no timestamp`);
     t.notMatch(text, /\b(linux|darwin|win32|x64|arm64|node)\b/i, `${name}: no platform string`);
-    t.same(Object.keys(cgs).sort(), ['auth', 'backend', 'capabilities', 'description', 'entities', 'entry_id', 'format_version', 'label', 'tags', 'version']);
+    t.same(Object.keys(cgs).sort(), [
+      'auth',
+      'backend',
+      'capabilities',
+      'description',
+      'entities',
+      'entry_id',
+      'format_version',
+      'label',
+      'tags',
+      'version',
+    ]);
   }
 });
 

@@ -9,7 +9,10 @@ import { compileSource, readSourceDir, serialize, writeArtifacts, type Cgs } fro
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PACKED = join(ROOT, 'fixtures', 'packed');
-const SOURCES = readdirSync(join(ROOT, 'fixtures', 'catalogs'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(ROOT, 'fixtures', 'catalogs', d.name)).sort();
+const SOURCES = readdirSync(join(ROOT, 'fixtures', 'catalogs'), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => join(ROOT, 'fixtures', 'catalogs', d.name))
+  .sort();
 
 async function tempDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-golden-'));
@@ -34,12 +37,16 @@ async function packAll(out: string): Promise<string[]> {
 
 t.test('packing fixtures/catalogs/* reproduces fixtures/packed byte for byte', async (t) => {
   const out = await tempDir(t);
-  t.same(await packAll(out), SOURCES.map(() => 'written'));
+  t.same(
+    await packAll(out),
+    SOURCES.map(() => 'written'),
+  );
   const want = (await readdir(PACKED)).sort();
   const got = (await readdir(out)).sort();
   t.same(got, want, 'same file names');
   t.equal(want.length, SOURCES.length * 2, 'one CGS and one manifest per catalog source');
-  for (const name of want) t.ok((await readFile(join(out, name))).equals(await readFile(join(PACKED, name))), `${name} is byte-identical`);
+  for (const name of want)
+    t.ok((await readFile(join(out, name))).equals(await readFile(join(PACKED, name))), `${name} is byte-identical`);
 });
 
 t.test('golden files are pretty, key-sorted JSON with a final newline', async (t) => {
@@ -54,7 +61,10 @@ t.test('packing again into the same directory reports unchanged and keeps the fi
   const out = await tempDir(t);
   await packAll(out);
   const before = await Promise.all((await readdir(out)).sort().map((n) => readFile(join(out, n))));
-  t.same(await packAll(out), SOURCES.map(() => 'unchanged'));
+  t.same(
+    await packAll(out),
+    SOURCES.map(() => 'unchanged'),
+  );
   const names = (await readdir(out)).sort();
   t.equal(names.length, SOURCES.length * 2, 'no temp file left behind');
   const after = await Promise.all(names.map((n) => readFile(join(out, n))));
@@ -73,7 +83,9 @@ t.test('a different artifact under an existing name fails with artifact_conflict
     t.fail('expected artifact_conflict');
   } catch (e) {
     t.ok(e instanceof SvcFailure);
-    t.match((e as SvcFailure).errors, [{ code: 'artifact_conflict', message: /already exists with different content/, hint: String }]);
+    t.match((e as SvcFailure).errors, [
+      { code: 'artifact_conflict', message: /already exists with different content/, hint: String },
+    ]);
   }
   t.ok((await readFile(w.cgsFile)).equals(oldCgs), 'old CGS intact');
   t.ok((await readFile(w.manifestFile)).equals(oldManifest), 'old manifest intact');

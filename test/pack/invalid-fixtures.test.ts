@@ -16,22 +16,53 @@ import { svcArgv } from '../_helpers/cli.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 const INVALID = join(ROOT, 'fixtures', 'invalid');
 
-interface Expected { code: ErrorCode; file: string; line: number; col: number }
+interface Expected {
+  code: ErrorCode;
+  file: string;
+  line: number;
+  col: number;
+}
 
 /** The codes `compileSource` / `readSourceDir` can emit at authoring time. */
 const AUTHORING_CODES: ErrorCode[] = [
-  'yaml_syntax', 'schema_violation', 'missing_catalog_metadata', 'duplicate_name', 'unsafe_entry_id', 'bad_version',
-  'unknown_entity', 'unknown_field', 'unknown_capability', 'unknown_parameter', 'missing_id_field', 'missing_mapping',
-  'orphan_mapping', 'path_parameter_undeclared', 'path_parameter_optional', 'bad_type', 'bad_enum', 'bad_default',
-  'bad_relation', 'bad_capability', 'bad_mapping', 'unmapped_parameter', 'bad_auth', 'bad_backend', 'source_read_failed',
+  'yaml_syntax',
+  'schema_violation',
+  'missing_catalog_metadata',
+  'duplicate_name',
+  'unsafe_entry_id',
+  'bad_version',
+  'unknown_entity',
+  'unknown_field',
+  'unknown_capability',
+  'unknown_parameter',
+  'missing_id_field',
+  'missing_mapping',
+  'orphan_mapping',
+  'path_parameter_undeclared',
+  'path_parameter_optional',
+  'bad_type',
+  'bad_enum',
+  'bad_default',
+  'bad_relation',
+  'bad_capability',
+  'bad_mapping',
+  'unmapped_parameter',
+  'bad_auth',
+  'bad_backend',
+  'source_read_failed',
 ];
 
-const cases = readdirSync(INVALID, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const cases = readdirSync(INVALID, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 
 /** The YAML files of a case, named by base name (as expected.json names them). */
 function caseTexts(name: string): SourceText[] {
   const dir = join(INVALID, name);
-  return readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).map((f) => ({ file: f, text: readFileSync(join(dir, f), 'utf8') }));
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => ({ file: f, text: readFileSync(join(dir, f), 'utf8') }));
 }
 
 function expectedOf(name: string): Expected[] {
@@ -87,7 +118,10 @@ for (const c of cases) {
       t.ok((d.hint ?? '').trim().length > 0 && d.hint !== 'undefined', `${d.code} hint is not empty`);
       t.notMatch(d.message, /undefined|\[object Object\]/, 'no placeholder leaks into the message');
       const lines = texts.find((x) => x.file === d.span?.file)!.text.split('\n');
-      t.ok(d.span!.line <= lines.length && d.span!.col <= lines[d.span!.line - 1]!.length + 1, `${d.code} points inside the file`);
+      t.ok(
+        d.span!.line <= lines.length && d.span!.col <= lines[d.span!.line - 1]!.length + 1,
+        `${d.code} points inside the file`,
+      );
     }
     const reversed = compileSource([...texts].reverse());
     t.same(reversed.diagnostics, r.diagnostics, 'the same diagnostics whatever the file order');
@@ -102,8 +136,18 @@ t.test('the many-problems case reports every problem of several files at once', 
 });
 
 t.test('duplicate_name covers YAML keys, entities, mappings, relations, catalogs and capabilities', async (t) => {
-  const messages = ['duplicate-key', 'duplicates', 'many-problems'].flatMap((c) => compileSource(caseTexts(c)).diagnostics).filter((d) => d.code === 'duplicate_name').map((d) => d.message);
-  t.match(messages, [/^key `total` is declared twice in one map \(first on line 12\)$/, /relation `orders` of Customer has the name of a field/, /entity `Order` is declared twice/, /mapping `listOrders` is declared again \(first in more-orders\.yaml\)/, /`catalog` is declared again \(first in catalog\.yaml\)/, /capability `getOrder` is declared twice/]);
+  const messages = ['duplicate-key', 'duplicates', 'many-problems']
+    .flatMap((c) => compileSource(caseTexts(c)).diagnostics)
+    .filter((d) => d.code === 'duplicate_name')
+    .map((d) => d.message);
+  t.match(messages, [
+    /^key `total` is declared twice in one map \(first on line 12\)$/,
+    /relation `orders` of Customer has the name of a field/,
+    /entity `Order` is declared twice/,
+    /mapping `listOrders` is declared again \(first in more-orders\.yaml\)/,
+    /`catalog` is declared again \(first in catalog\.yaml\)/,
+    /capability `getOrder` is declared twice/,
+  ]);
 });
 
 t.test('source_read_failed: an empty directory, a directory without YAML, a missing directory', async (t) => {
@@ -115,8 +159,12 @@ t.test('source_read_failed: an empty directory, a directory without YAML, a miss
   await writeFile(join(dir, 'README.txt'), 'not a catalog\n');
   t.same(await readSourceDir(dir), [], 'non-YAML files are not read');
   t.match(compileSource([]).diagnostics, [{ code: 'source_read_failed' }]);
-  t.match(await failureOf(readSourceDir(join(dir, 'nope'))), [{ code: 'source_read_failed', cause: 'ENOENT', hint: String }]);
-  t.match(await failureOf(readSourceDir(join(dir, 'README.txt'))), [{ code: 'source_read_failed', message: /is not a directory/, hint: String }]);
+  t.match(await failureOf(readSourceDir(join(dir, 'nope'))), [
+    { code: 'source_read_failed', cause: 'ENOENT', hint: String },
+  ]);
+  t.match(await failureOf(readSourceDir(join(dir, 'README.txt'))), [
+    { code: 'source_read_failed', message: /is not a directory/, hint: String },
+  ]);
   const cli = await run(['pack', '--check', dir]);
   t.equal(cli.code, 1);
   t.match(cli.stderr, /^source_read_failed: the catalog source holds no YAML file$/m);
@@ -126,8 +174,16 @@ t.test('the cases together cover every authoring-time code', async (t) => {
   for (const code of AUTHORING_CODES) t.ok(code in CODES, `${code} is a known code`);
   const seen = new Set<string>(cases.flatMap((c) => expectedOf(c).map((e) => e.code)));
   seen.add('source_read_failed'); // tested above with a temp dir: git holds no empty directory
-  t.same([...AUTHORING_CODES].filter((c) => !seen.has(c)), [], 'no authoring code without a fixture');
-  t.same([...seen].filter((c) => !AUTHORING_CODES.includes(c as ErrorCode)), [], 'no fixture code outside the authoring set');
+  t.same(
+    [...AUTHORING_CODES].filter((c) => !seen.has(c)),
+    [],
+    'no authoring code without a fixture',
+  );
+  t.same(
+    [...seen].filter((c) => !AUTHORING_CODES.includes(c as ErrorCode)),
+    [],
+    'no fixture code outside the authoring set',
+  );
 });
 
 t.test('svc pack --check prints every diagnostic as file:line:col: code: message and exits 1', async (t) => {

@@ -4,7 +4,16 @@ import { cp, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { canonicalHash } from '../../common/canonical.js';
-import { envOverrideName, loadCatalogDir, loadSchemaFile, serialize, writeArtifacts, type Cgs, type LoadResult, type Manifest } from '../../pack/index.js';
+import {
+  envOverrideName,
+  loadCatalogDir,
+  loadSchemaFile,
+  serialize,
+  writeArtifacts,
+  type Cgs,
+  type LoadResult,
+  type Manifest,
+} from '../../pack/index.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PACKED = join(ROOT, 'fixtures', 'packed');
@@ -25,7 +34,12 @@ async function packedCopy(t: T): Promise<string> {
   return dir;
 }
 
-interface Artifact { cgsFile: string; manifestFile: string; cgs: Cgs; manifest: Manifest }
+interface Artifact {
+  cgsFile: string;
+  manifestFile: string;
+  cgs: Cgs;
+  manifest: Manifest;
+}
 
 async function artifactOf(dir: string, entryId: string): Promise<Artifact> {
   const name = (await readdir(dir)).find((n) => n.startsWith(`${entryId}.`) && n.endsWith('.manifest.json'));
@@ -58,7 +72,10 @@ t.test('fixtures/packed loads both entries without problems', async (t) => {
   }
   t.ok(r.registry.entity('helpdesk', 'Ticket'));
   t.equal(r.registry.capability('helpdesk', 'closeTicket')?.kind, 'action');
-  t.same(r.registry.capabilitiesOf('brewery', 'Review').map((c) => c.name), ['listReviews', 'createReview']);
+  t.same(
+    r.registry.capabilitiesOf('brewery', 'Review').map((c) => c.name),
+    ['listReviews', 'createReview'],
+  );
 });
 
 t.test('--schema loads one CGS file', async (t) => {
@@ -91,7 +108,9 @@ t.test('a manifest naming a missing file: artifact_missing', async (t) => {
   const a = await artifactOf(dir, 'helpdesk');
   await unlink(a.cgsFile);
   const r = await loadCatalogDir(dir, NO_ENV);
-  t.match(r.problems, [{ code: 'artifact_missing', file: a.cgsFile, message: new RegExp(a.manifest.artifact.replace(/\./g, '\\.')) }]);
+  t.match(r.problems, [
+    { code: 'artifact_missing', file: a.cgsFile, message: new RegExp(a.manifest.artifact.replace(/\./g, '\\.')) },
+  ]);
   t.same(ids(r), ['brewery']);
 });
 
@@ -141,7 +160,9 @@ t.test('manifest and CGS disagree on entry_id: manifest_mismatch', async (t) => 
   await writeFile(join(dir, artifact), serialize(renamed));
   await writeFile(a.manifestFile, serialize({ ...a.manifest, cgs_hash: hash, artifact }));
   const r = await loadCatalogDir(dir, NO_ENV);
-  t.match(r.problems, [{ code: 'manifest_mismatch', file: join(dir, artifact), message: /manifest says brewery v1, the CGS is pub v1/ }]);
+  t.match(r.problems, [
+    { code: 'manifest_mismatch', file: join(dir, artifact), message: /manifest says brewery v1, the CGS is pub v1/ },
+  ]);
   t.same(ids(r), ['helpdesk']);
 });
 
@@ -154,7 +175,10 @@ t.test('a CGS that breaks the interchange schema: cgs_invalid', async (t) => {
   await writeFile(a.cgsFile, serialize(broken));
   const r = await loadCatalogDir(dir, NO_ENV);
   t.ok(r.problems.length >= 1);
-  t.ok(r.problems.every((p) => p.code === 'cgs_invalid' && p.file === a.cgsFile && typeof p.path === 'string'), 'every problem is cgs_invalid, names the file and a path');
+  t.ok(
+    r.problems.every((p) => p.code === 'cgs_invalid' && p.file === a.cgsFile && typeof p.path === 'string'),
+    'every problem is cgs_invalid, names the file and a path',
+  );
   t.same(ids(r), ['helpdesk']);
 });
 
@@ -167,7 +191,14 @@ t.test('a hash-consistent CGS that fails the semantic checks is rejected with th
   await rm(a.manifestFile);
   const artifact = await writeConsistent(dir, bad);
   const r = await loadCatalogDir(dir, NO_ENV);
-  t.match(r.problems, [{ code: 'unknown_capability', file: join(dir, artifact), path: '/entities/0/relations/0/capability', hint: /listBeers/ }]);
+  t.match(r.problems, [
+    {
+      code: 'unknown_capability',
+      file: join(dir, artifact),
+      path: '/entities/0/relations/0/capability',
+      hint: /listBeers/,
+    },
+  ]);
   t.same(ids(r), ['helpdesk']);
   const s = await loadSchemaFile(join(dir, artifact), NO_ENV);
   t.match(s.problems, [{ code: 'unknown_capability' }], '--schema runs the same checks');
@@ -212,11 +243,20 @@ t.test('backend overrides', async (t) => {
   t.same(env.problems, []);
   t.equal(env.registry.get('brewery')?.base_url, 'https://brewery.example.com', 'SVC_BACKEND_URL_BREWERY');
 
-  const both = await loadCatalogDir(PACKED, { env: { SVC_BACKEND_URL_BREWERY: 'http://env:1' }, backendOverrides: { brewery: 'http://opt:2' } });
+  const both = await loadCatalogDir(PACKED, {
+    env: { SVC_BACKEND_URL_BREWERY: 'http://env:1' },
+    backendOverrides: { brewery: 'http://opt:2' },
+  });
   t.equal(both.registry.get('brewery')?.base_url, 'http://opt:2', 'the explicit option wins over the environment');
 
-  const bad = await loadCatalogDir(PACKED, { env: { SVC_BACKEND_URL_HELPDESK: 'not a url' }, backendOverrides: { brewery: 'ftp://x' } });
-  t.match(bad.problems, [{ code: 'bad_backend_override', message: /brewery/ }, { code: 'bad_backend_override', message: /helpdesk/ }]);
+  const bad = await loadCatalogDir(PACKED, {
+    env: { SVC_BACKEND_URL_HELPDESK: 'not a url' },
+    backendOverrides: { brewery: 'ftp://x' },
+  });
+  t.match(bad.problems, [
+    { code: 'bad_backend_override', message: /brewery/ },
+    { code: 'bad_backend_override', message: /helpdesk/ },
+  ]);
   t.equal(bad.registry.get('brewery')?.base_url, 'http://127.0.0.1:3000', 'a bad override is ignored');
   t.equal(bad.registry.size, 2, 'entries still load');
 
@@ -231,34 +271,72 @@ t.test('an empty directory: catalog_dir_empty; a missing directory: a problem na
   t.match(empty.problems, [{ code: 'catalog_dir_empty', file: dir, hint: /svc pack/ }]);
   t.equal(empty.registry.size, 0);
   await writeFile(join(dir, 'notes.txt'), 'no manifest here\n');
-  t.match((await loadCatalogDir(dir, NO_ENV)).problems, [{ code: 'catalog_dir_empty' }], 'files other than manifests do not count');
+  t.match(
+    (await loadCatalogDir(dir, NO_ENV)).problems,
+    [{ code: 'catalog_dir_empty' }],
+    'files other than manifests do not count',
+  );
   const missing = await loadCatalogDir(join(dir, 'nope'), NO_ENV);
   t.match(missing.problems, [{ code: 'artifact_unreadable', file: join(dir, 'nope'), message: /ENOENT/ }]);
   t.equal(missing.registry.size, 0);
 });
 
-t.test('backend URLs with user:password: the URL in force drops it, one warning names the entry, never the credential', async (t) => {
-  const r = await loadCatalogDir(PACKED, {
-    env: { SVC_BACKEND_URL_HELPDESK: 'https://ops:hd-PASS-77@helpdesk.example.com/api/' },
-    backendOverrides: { brewery: 'http://admin:pw-SECRET-1@127.0.0.1:4000' },
-  });
-  t.equal(r.registry.get('brewery')?.base_url, 'http://127.0.0.1:4000', '--backend: userinfo dropped, the rest as given');
-  t.equal(r.registry.get('helpdesk')?.base_url, 'https://helpdesk.example.com/api', 'SVC_BACKEND_URL_HELPDESK: the same');
-  t.same(r.problems.map((p) => [p.code, p.message]), [
-    ['backend_userinfo_ignored', "backend of brewery carries user:password in its URL; svc does not send it — declare the catalog's auth instead"],
-    ['backend_userinfo_ignored', "backend of helpdesk carries user:password in its URL; svc does not send it — declare the catalog's auth instead"],
-  ]);
-  t.notMatch(JSON.stringify(r.problems), /pw-SECRET|hd-PASS|admin|ops:/, 'no credential in a problem');
-  t.same(ids(r), ['brewery', 'helpdesk'], 'both entries load');
+t.test(
+  'backend URLs with user:password: the URL in force drops it, one warning names the entry, never the credential',
+  async (t) => {
+    const r = await loadCatalogDir(PACKED, {
+      env: { SVC_BACKEND_URL_HELPDESK: 'https://ops:hd-PASS-77@helpdesk.example.com/api/' },
+      backendOverrides: { brewery: 'http://admin:pw-SECRET-1@127.0.0.1:4000' },
+    });
+    t.equal(
+      r.registry.get('brewery')?.base_url,
+      'http://127.0.0.1:4000',
+      '--backend: userinfo dropped, the rest as given',
+    );
+    t.equal(
+      r.registry.get('helpdesk')?.base_url,
+      'https://helpdesk.example.com/api',
+      'SVC_BACKEND_URL_HELPDESK: the same',
+    );
+    t.same(
+      r.problems.map((p) => [p.code, p.message]),
+      [
+        [
+          'backend_userinfo_ignored',
+          "backend of brewery carries user:password in its URL; svc does not send it — declare the catalog's auth instead",
+        ],
+        [
+          'backend_userinfo_ignored',
+          "backend of helpdesk carries user:password in its URL; svc does not send it — declare the catalog's auth instead",
+        ],
+      ],
+    );
+    t.notMatch(JSON.stringify(r.problems), /pw-SECRET|hd-PASS|admin|ops:/, 'no credential in a problem');
+    t.same(ids(r), ['brewery', 'helpdesk'], 'both entries load');
 
-  const userOnly = await loadCatalogDir(PACKED, { env: {}, backendOverrides: { brewery: 'http://token-abc123@127.0.0.1:4000/v1' } });
-  t.equal(userOnly.registry.get('brewery')?.base_url, 'http://127.0.0.1:4000/v1', 'a user name alone is userinfo too');
-  t.match(userOnly.problems, [{ code: 'backend_userinfo_ignored', message: /backend of brewery/ }]);
+    const userOnly = await loadCatalogDir(PACKED, {
+      env: {},
+      backendOverrides: { brewery: 'http://token-abc123@127.0.0.1:4000/v1' },
+    });
+    t.equal(
+      userOnly.registry.get('brewery')?.base_url,
+      'http://127.0.0.1:4000/v1',
+      'a user name alone is userinfo too',
+    );
+    t.match(userOnly.problems, [{ code: 'backend_userinfo_ignored', message: /backend of brewery/ }]);
 
-  const bad = await loadCatalogDir(PACKED, { env: {}, backendOverrides: { 'http://admin:pw-SECRET-2@host': 'http://x' } });
-  t.match(bad.problems, [{ code: 'bad_backend_override' }]);
-  t.notMatch(JSON.stringify(bad.problems), /pw-SECRET/, 'an override naming no entry is not echoed with its userinfo');
-});
+    const bad = await loadCatalogDir(PACKED, {
+      env: {},
+      backendOverrides: { 'http://admin:pw-SECRET-2@host': 'http://x' },
+    });
+    t.match(bad.problems, [{ code: 'bad_backend_override' }]);
+    t.notMatch(
+      JSON.stringify(bad.problems),
+      /pw-SECRET/,
+      'an override naming no entry is not echoed with its userinfo',
+    );
+  },
+);
 
 t.test("a catalog's own backend URL with user:password is refused at load, without repeating it", async (t) => {
   const dir = await packedCopy(t);

@@ -29,7 +29,10 @@ t.test('a valid file narrows to CatalogSourceFile, recursion included', async (t
       t.ok(conforms(CatalogSourceFileSchema, data), `${catalog}/${f}`);
     }
   }
-  const data: unknown = parseSource({ file: 'x.yaml', text: 'entities:\n  A:\n    fields:\n      id: string\n      meta: {type: object, fields: {tags: {type: array, items: {type: enum, values: [a, 1]}}}}\n' }).source?.data;
+  const data: unknown = parseSource({
+    file: 'x.yaml',
+    text: 'entities:\n  A:\n    fields:\n      id: string\n      meta: {type: object, fields: {tags: {type: array, items: {type: enum, values: [a, 1]}}}}\n',
+  }).source?.data;
   if (!conforms(CatalogSourceFileSchema, data)) throw new Error('expected a valid file');
   const meta: SourceTypeSpec | undefined = data.entities?.A?.fields.meta;
   const tags = typeof meta === 'object' ? meta.fields?.tags : undefined;
@@ -46,5 +49,9 @@ t.test('the types follow the schema (checked by tsc)', async (t) => {
   t.same(validateSourceFile(ok), [], 'what the type allows, the schema allows');
   // @ts-expect-error `fetch` is not a capability kind
   const bad: CatalogSourceFile = { capabilities: { getA: { kind: 'fetch', entity: 'A' } } };
-  t.match(validateSourceFile(bad), [{ keyword: 'enum', instancePath: '/capabilities/getA/kind' }], 'and what it refuses, the schema refuses');
+  t.match(
+    validateSourceFile(bad),
+    [{ keyword: 'enum', instancePath: '/capabilities/getA/kind' }],
+    'and what it refuses, the schema refuses',
+  );
 });

@@ -8,7 +8,13 @@ import { manifestFor, parseManifest, serialize, type Cgs, type Manifest } from '
 
 const PACKED = join(import.meta.dirname, '..', '..', 'fixtures', 'packed');
 const HASH = 'a'.repeat(64);
-const GOOD = { entry_id: 'shop', version: 3, cgs_hash: HASH, artifact: `shop.v3.${HASH.slice(0, 12)}.cgs.json`, format_version: 1 };
+const GOOD = {
+  entry_id: 'shop',
+  version: 3,
+  cgs_hash: HASH,
+  artifact: `shop.v3.${HASH.slice(0, 12)}.cgs.json`,
+  format_version: 1,
+};
 
 /** The problem of a manifest file holding `text` (and no manifest). */
 function problemOf(text: string) {
@@ -33,16 +39,30 @@ t.test('every manifest svc writes satisfies the schema and reads back as written
   t.notOk(conforms(ManifestSchema, { ...GOOD, format_version: 2 }), 'the format version is part of what svc writes');
 });
 
-t.test('reading keeps only the known fields; format_version is the CGS\'s to check', async (t) => {
+t.test("reading keeps only the known fields; format_version is the CGS's to check", async (t) => {
   t.same(parseManifest(JSON.stringify({ ...GOOD, note: 'x' }), 'm').manifest, GOOD, 'other keys are dropped');
   const { format_version: _f, ...noVersion } = GOOD;
-  t.same(parseManifest(JSON.stringify(noVersion), 'm').manifest, GOOD, 'a missing format_version reads as this build\'s');
-  t.same(parseManifest(JSON.stringify({ ...GOOD, format_version: 2 }), 'm').manifest, GOOD, 'the CGS itself is checked for its format_version (unsupported_format_version)');
+  t.same(
+    parseManifest(JSON.stringify(noVersion), 'm').manifest,
+    GOOD,
+    "a missing format_version reads as this build's",
+  );
+  t.same(
+    parseManifest(JSON.stringify({ ...GOOD, format_version: 2 }), 'm').manifest,
+    GOOD,
+    'the CGS itself is checked for its format_version (unsupported_format_version)',
+  );
 });
 
 t.test('a bad manifest is artifact_unreadable with a message saying what is wrong', async (t) => {
-  t.match(problemOf('{"entry_id":'), { code: 'artifact_unreadable', file: 'm.manifest.json', message: 'manifest is not valid JSON', hint: /svc pack/ });
-  for (const v of [null, 5, 'text', [], [GOOD]]) t.match(problem(v), { code: 'artifact_unreadable', message: 'manifest is not a JSON object' }, JSON.stringify(v));
+  t.match(problemOf('{"entry_id":'), {
+    code: 'artifact_unreadable',
+    file: 'm.manifest.json',
+    message: 'manifest is not valid JSON',
+    hint: /svc pack/,
+  });
+  for (const v of [null, 5, 'text', [], [GOOD]])
+    t.match(problem(v), { code: 'artifact_unreadable', message: 'manifest is not a JSON object' }, JSON.stringify(v));
   const needs = 'manifest needs entry_id, version, a 64-hex cgs_hash and artifact';
   const bad: Array<[string, unknown]> = [
     ['no entry_id', { ...GOOD, entry_id: undefined }],
@@ -57,7 +77,15 @@ t.test('a bad manifest is artifact_unreadable with a message saying what is wron
   ];
   for (const [name, v] of bad) t.match(problem(v), { code: 'artifact_unreadable', message: needs }, name);
   for (const artifact of ['../helpdesk.cgs.json', 'sub/x.cgs.json', '.hidden.cgs.json', 'x y.json', '']) {
-    t.match(problem({ ...GOOD, artifact }), { code: 'artifact_unreadable', message: `manifest artifact \`${artifact}\` is not a bare file name` }, JSON.stringify(artifact));
+    t.match(
+      problem({ ...GOOD, artifact }),
+      { code: 'artifact_unreadable', message: `manifest artifact \`${artifact}\` is not a bare file name` },
+      JSON.stringify(artifact),
+    );
   }
-  t.same(parseManifest(JSON.stringify({ ...GOOD, version: -2 }), 'm').manifest?.version, -2, 'a negative version reads (the CGS schema refuses it, with the file named)');
+  t.same(
+    parseManifest(JSON.stringify({ ...GOOD, version: -2 }), 'm').manifest?.version,
+    -2,
+    'a negative version reads (the CGS schema refuses it, with the file named)',
+  );
 });

@@ -7,7 +7,14 @@
 import t from 'tap';
 import { compileProgram } from '../../compiler/index.js';
 import { Registry } from '../../pack/index.js';
-import { continuePage, executePlan, PooledHttpClient, type HttpClient, type HttpRequest, type PageState } from '../../runtime/index.js';
+import {
+  continuePage,
+  executePlan,
+  PooledHttpClient,
+  type HttpClient,
+  type HttpRequest,
+  type PageState,
+} from '../../runtime/index.js';
 import { startDemoVendor } from '../../cli/demo-vendor.js';
 import { fixtureRegistry, sessionSymbols } from '../_helpers/registry.js';
 import { faultRegistry, linkedPages, startFaultVendor } from '../_helpers/fault-vendor.js';
@@ -18,12 +25,22 @@ const symbols = sessionSymbols(fixtures);
 /** A client that records every request it sends. */
 function recording(inner: HttpClient): HttpClient & { sent: HttpRequest[] } {
   const sent: HttpRequest[] = [];
-  return { sent, request: (req, opts) => { sent.push(req); return inner.request(req, opts); }, close: () => inner.close() };
+  return {
+    sent,
+    request: (req, opts) => {
+      sent.push(req);
+      return inner.request(req, opts);
+    },
+    close: () => inner.close(),
+  };
 }
 
 const vendor = await startDemoVendor();
 const pool = new PooledHttpClient();
-t.teardown(async () => { await pool.close(); await vendor.close(); });
+t.teardown(async () => {
+  await pool.close();
+  await vendor.close();
+});
 const reg = new Registry(fixtures.list().map((e) => ({ ...e, base_url: vendor.url })));
 
 function compiled(text: string, registry: Registry = reg) {
@@ -34,13 +51,28 @@ function compiled(text: string, registry: Registry = reg) {
 
 t.test('calls across steps stop at the budget; the next call is never sent', async (t) => {
   const http = recording(pool);
-  const program = ['e1(city="Berlin")', 'e1(country="BE")', 'e2(style="IPA")', 'e3(rating=5)', 'e1(kind="micro")'].join('\n');
+  const program = ['e1(city="Berlin")', 'e1(country="BE")', 'e2(style="IPA")', 'e3(rating=5)', 'e1(kind="micro")'].join(
+    '\n',
+  );
   const r = await executePlan(compiled(program).plan, reg, { http, maxCalls: 3 });
   t.equal(http.sent.length, 3, 'exactly the budget reached the vendor');
   t.equal(r.status, 'failed');
-  t.same(Object.values(r.steps).map((s) => s.status), ['done', 'done', 'done', 'failed', 'failed'], 'steps in order take the budget');
-  t.same(r.errors.map((e) => [e.code, e.path]), [['call_budget_exceeded', '/steps/n4'], ['call_budget_exceeded', '/steps/n5']]);
-  t.match(r.errors[0], { message: /budget of 3 vendor calls; brewery listReviews \(GET \/reviews\) was not called/, hint: /filters, a smaller limit=, fewer statements.*pcN/ });
+  t.same(
+    Object.values(r.steps).map((s) => s.status),
+    ['done', 'done', 'done', 'failed', 'failed'],
+    'steps in order take the budget',
+  );
+  t.same(
+    r.errors.map((e) => [e.code, e.path]),
+    [
+      ['call_budget_exceeded', '/steps/n4'],
+      ['call_budget_exceeded', '/steps/n5'],
+    ],
+  );
+  t.match(r.errors[0], {
+    message: /budget of 3 vendor calls; brewery listReviews \(GET \/reviews\) was not called/,
+    hint: /filters, a smaller limit=, fewer statements.*pcN/,
+  });
   t.same([r.steps.n4?.calls, r.steps.n5?.calls], [0, 0], 'the stopped steps sent nothing');
 
   const free = recording(pool);
@@ -48,7 +80,11 @@ t.test('calls across steps stop at the budget; the next call is never sent', asy
   t.equal(all.status, 'succeeded', 'without maxCalls there is no cap');
   t.equal(free.sent.length, 5);
   const exact = recording(pool);
-  t.equal((await executePlan(compiled(program).plan, reg, { http: exact, maxCalls: 5 })).status, 'succeeded', 'a budget of exactly the calls needed is enough');
+  t.equal(
+    (await executePlan(compiled(program).plan, reg, { http: exact, maxCalls: 5 })).status,
+    'succeeded',
+    'a budget of exactly the calls needed is enough',
+  );
 });
 
 t.test('each fan-out call takes one call of the budget', async (t) => {
@@ -61,14 +97,23 @@ t.test('each fan-out call takes one call of the budget', async (t) => {
   t.equal(r.steps.n1?.status, 'done');
   t.equal(r.steps.n2?.status, 'failed');
   t.equal(r.errors[0]?.code, 'call_budget_exceeded');
-  t.ok(c.review.max_calls! >= 1 + sources, `the review bound (${c.review.max_calls}) covers the real calls (${1 + sources})`);
+  t.ok(
+    c.review.max_calls! >= 1 + sources,
+    `the review bound (${c.review.max_calls}) covers the real calls (${1 + sources})`,
+  );
 });
 
 t.test('page requests count; retries do not', async (t) => {
   const items = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, name: `item ${i + 1}` }));
-  const v = await startFaultVendor({ 'GET /linked': linkedPages(items), 'GET /items': [{ status: 503 }, { status: 503 }, { json: items }] });
+  const v = await startFaultVendor({
+    'GET /linked': linkedPages(items),
+    'GET /items': [{ status: 503 }, { status: 503 }, { json: items }],
+  });
   const http = new PooledHttpClient();
-  t.teardown(async () => { await http.close(); await v.close(); });
+  t.teardown(async () => {
+    await http.close();
+    await v.close();
+  });
   const fault = faultRegistry(v.url);
   const plan = (text: string) => {
     const c = compileProgram(text, { registry: fault });
@@ -85,7 +130,12 @@ t.test('page requests count; retries do not', async (t) => {
   t.equal(whole.returns[0]?.rows.length, 10);
   t.equal(v.hits('/linked').length, 6, 'the estimate is exactly the calls made');
 
-  const retried = await executePlan(plan('fault:Item').plan, fault, { http, maxCalls: 1, requestTimeoutMs: 2000, retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5, budgetMs: 1000 } });
+  const retried = await executePlan(plan('fault:Item').plan, fault, {
+    http,
+    maxCalls: 1,
+    requestTimeoutMs: 2000,
+    retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5, budgetMs: 1000 },
+  });
   t.equal(retried.status, 'succeeded', 'a budget of one call allows the retries of that call');
   t.equal(v.hits('/items').length, 3, 'three requests on the wire for one call');
 });

@@ -2,13 +2,35 @@
 import t from 'tap';
 import { compileProgram } from '../../compiler/index.js';
 import { Registry } from '../../pack/index.js';
-import { backoffMs, continuePage, executePlan, PooledHttpClient, retryAfterMs, type ExecuteOptions, type RetryPolicy, type RunResult } from '../../runtime/index.js';
-import { cursorFeed, faultRegistry, linkedPages, startFaultVendor, type FaultVendor, type Routes } from '../_helpers/fault-vendor.js';
+import {
+  backoffMs,
+  continuePage,
+  executePlan,
+  PooledHttpClient,
+  retryAfterMs,
+  type ExecuteOptions,
+  type RetryPolicy,
+  type RunResult,
+} from '../../runtime/index.js';
+import {
+  cursorFeed,
+  faultRegistry,
+  linkedPages,
+  startFaultVendor,
+  type FaultVendor,
+  type Routes,
+} from '../_helpers/fault-vendor.js';
 
 type Tap = { teardown(fn: () => unknown): void };
 
 const RETRY: RetryPolicy = { retries: 3, baseDelayMs: 5, maxDelayMs: 200, budgetMs: 2000 };
-const ITEMS = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, name: `item ${i + 1}`, kind: (['alpha', 'beta', 'gamma'] as const)[i % 3], price: 1.5 * (i + 1), active: i % 2 === 0 }));
+const ITEMS = Array.from({ length: 10 }, (_, i) => ({
+  id: i + 1,
+  name: `item ${i + 1}`,
+  kind: (['alpha', 'beta', 'gamma'] as const)[i % 3],
+  price: 1.5 * (i + 1),
+  active: i % 2 === 0,
+}));
 
 interface Setup {
   v: FaultVendor;
@@ -20,7 +42,10 @@ interface Setup {
 async function setup(t: Tap, routes: Routes): Promise<Setup> {
   const v = await startFaultVendor(routes);
   const http = new PooledHttpClient();
-  t.teardown(async () => { await v.close(); await http.close(); });
+  t.teardown(async () => {
+    await v.close();
+    await http.close();
+  });
   const reg = faultRegistry(v.url);
   return {
     v,
@@ -71,12 +96,22 @@ t.test('a vendor that does not answer in time: vendor_timeout', HANG(), async (t
 
 t.test('429 with Retry-After', async (t) => {
   t.test('Retry-After: 0 retries at once and succeeds', async (t) => {
-    const s = await setup(t, { 'GET /items': [{ status: 429, headers: { 'retry-after': '0' }, json: { message: 'slow down' } }, { json: ITEMS }] });
+    const s = await setup(t, {
+      'GET /items': [{ status: 429, headers: { 'retry-after': '0' }, json: { message: 'slow down' } }, { json: ITEMS }],
+    });
     // The jitter alone would wait a whole minute, over the 1 s budget, and the runtime would give
     // up: only a wait of 0, taken from Retry-After, lets the retry happen.
     const policy: RetryPolicy = { retries: 3, baseDelayMs: 60_000, maxDelayMs: 60_000, budgetMs: 1000 };
-    t.equal(backoffMs(policy, 0, undefined, () => 1), 60_000, 'without Retry-After the wait would be over the budget');
-    t.equal(backoffMs(policy, 0, retryAfterMs('0', 0), () => 1), 0, 'Retry-After: 0 is a wait of 0');
+    t.equal(
+      backoffMs(policy, 0, undefined, () => 1),
+      60_000,
+      'without Retry-After the wait would be over the budget',
+    );
+    t.equal(
+      backoffMs(policy, 0, retryAfterMs('0', 0), () => 1),
+      0,
+      'Retry-After: 0 is a wait of 0',
+    );
     const r = await s.run('fault:Item', { retry: policy, random: () => 1 });
     t.equal(r.status, 'succeeded', 'Retry-After: 0 waits nothing');
     t.equal(r.returns[0]?.rows.length, 10);
@@ -85,14 +120,24 @@ t.test('429 with Retry-After', async (t) => {
   });
 
   t.test('Retry-After: 1 waits a second before the next attempt', async (t) => {
-    const routes = (): Routes => ({ 'GET /items': [{ status: 429, headers: { 'retry-after': '1' } }, { json: ITEMS }] });
+    const routes = (): Routes => ({
+      'GET /items': [{ status: 429, headers: { 'retry-after': '1' } }, { json: ITEMS }],
+    });
     const policy = (budgetMs: number): RetryPolicy => ({ retries: 3, baseDelayMs: 5, maxDelayMs: 2000, budgetMs });
-    t.equal(backoffMs(policy(5000), 0, retryAfterMs('1', 0), () => 0), 1000, 'the computed wait is 1000 ms although the jitter would wait 0');
+    t.equal(
+      backoffMs(policy(5000), 0, retryAfterMs('1', 0), () => 0),
+      1000,
+      'the computed wait is 1000 ms although the jitter would wait 0',
+    );
     // The runtime refuses a wait that would pass the retry budget, so the budget reads the wait it
     // computed: refused under 999 ms (it is over 999), taken under 1000 ms (it is at most 1000).
     const over = await setup(t, routes());
     const refused = await over.run('fault:Item', { retry: policy(999), random: () => 0 });
-    t.equal(refused.errors[0]?.cause, '429', 'a budget of 999 ms is too small: the wait is over 999 ms, although the jitter would wait 0');
+    t.equal(
+      refused.errors[0]?.cause,
+      '429',
+      'a budget of 999 ms is too small: the wait is over 999 ms, although the jitter would wait 0',
+    );
     t.equal(over.v.hits('/items').length, 1);
     const within = await setup(t, routes());
     const r = await within.run('fault:Item', { retry: policy(1000), random: () => 0 });
@@ -101,13 +146,25 @@ t.test('429 with Retry-After', async (t) => {
     // And the runtime really sleeps it: a 500 ms deadline, set before the first request, ends the run during the wait.
     const slept = await setup(t, routes());
     const cut = await slept.run('fault:Item', { retry: policy(1000), random: () => 0, deadlineMs: 500 });
-    t.equal(cut.errors[0]?.code, 'deadline_exceeded', 'the wait outlasts a 500 ms deadline: there was no early retry (it would have succeeded)');
+    t.equal(
+      cut.errors[0]?.code,
+      'deadline_exceeded',
+      'the wait outlasts a 500 ms deadline: there was no early retry (it would have succeeded)',
+    );
   });
 
   t.test('a Retry-After beyond the retry budget is not waited for', async (t) => {
-    const s = await setup(t, { 'GET /items': [{ status: 429, headers: { 'retry-after': '30' }, json: { message: 'quota exhausted' } }, { json: ITEMS }] });
+    const s = await setup(t, {
+      'GET /items': [
+        { status: 429, headers: { 'retry-after': '30' }, json: { message: 'quota exhausted' } },
+        { json: ITEMS },
+      ],
+    });
     // A runtime that waited the 30 s would end at this deadline with deadline_exceeded instead.
-    const r = await s.run('fault:Item', { retry: { retries: 3, baseDelayMs: 5, maxDelayMs: 60_000, budgetMs: 500 }, deadlineMs: 10_000 });
+    const r = await s.run('fault:Item', {
+      retry: { retries: 3, baseDelayMs: 5, maxDelayMs: 60_000, budgetMs: 500 },
+      deadlineMs: 10_000,
+    });
     t.equal(r.status, 'failed');
     t.equal(r.errors[0]?.code, 'vendor_error', 'the 429 is the answer at once, not a deadline after waiting');
     t.equal(r.errors[0]?.cause, '429');
@@ -149,7 +206,10 @@ t.test('500: no retry, vendor_error with the vendor message excerpt', async (t) 
 });
 
 t.test('retries only for GET: a POST or PATCH that gets 503 is sent once', async (t) => {
-  const s = await setup(t, { 'POST /items': [{ status: 503 }, { status: 201, json: ITEMS[0] }], 'PATCH /items/:id': [{ status: 503 }, { json: ITEMS[0] }] });
+  const s = await setup(t, {
+    'POST /items': [{ status: 503 }, { status: 201, json: ITEMS[0] }],
+    'PATCH /items/:id': [{ status: 503 }, { json: ITEMS[0] }],
+  });
   const r = await s.run('fault:createItem(name="lamp")', { accepted: true });
   t.equal(r.status, 'failed');
   t.equal(r.errors[0]?.code, 'vendor_error');
@@ -170,10 +230,15 @@ t.test('connection resets', async (t) => {
   });
 
   t.test('mid body: a GET is retried and succeeds', async (t) => {
-    const s = await setup(t, { 'GET /items': [{ reset: 'mid', json: ITEMS }, { reset: 'mid', json: ITEMS }, { json: ITEMS }] });
+    const s = await setup(t, {
+      'GET /items': [{ reset: 'mid', json: ITEMS }, { reset: 'mid', json: ITEMS }, { json: ITEMS }],
+    });
     const r = await s.run('fault:Item');
     t.equal(r.status, 'succeeded');
-    t.same(r.returns[0]?.rows.map((x) => x.id), ITEMS.map((x) => x.id));
+    t.same(
+      r.returns[0]?.rows.map((x) => x.id),
+      ITEMS.map((x) => x.id),
+    );
     t.equal(s.v.hits('/items').length, 3);
   });
 
@@ -188,7 +253,12 @@ t.test('connection resets', async (t) => {
   });
 
   t.test('a POST that is reset is not sent again', async (t) => {
-    const s = await setup(t, { 'POST /items': [{ reset: 'mid', status: 201, json: ITEMS[0] }, { status: 201, json: ITEMS[0] }] });
+    const s = await setup(t, {
+      'POST /items': [
+        { reset: 'mid', status: 201, json: ITEMS[0] },
+        { status: 201, json: ITEMS[0] },
+      ],
+    });
     const r = await s.run('fault:createItem(name="lamp")', { accepted: true });
     t.equal(r.errors[0]?.code, 'vendor_unreachable');
     t.equal(s.v.hits('/items', 'POST').length, 1);
@@ -221,7 +291,10 @@ t.test('vendor_unreachable names the entry, never the backend URL (it may carry 
   const r = await executePlan(c.plan, reg, { http, retry: { ...RETRY, retries: 0 }, requestTimeoutMs: 2000 });
   const e = r.errors[0]!;
   t.equal(e.code, 'vendor_unreachable');
-  t.equal(e.hint, 'check that the backend of `fault` is up; the operator can point it elsewhere with --backend fault=<url>');
+  t.equal(
+    e.hint,
+    'check that the backend of `fault` is up; the operator can point it elsewhere with --backend fault=<url>',
+  );
   t.notMatch(JSON.stringify(r), /pw-SECRET|admin:/, 'no userinfo anywhere in the result');
   t.notMatch(`${e.message} ${e.hint}`, /https?:\/\//, 'no URL in the message or the hint');
 });
@@ -268,21 +341,37 @@ t.test('cursor pagination', async (t) => {
     const s = await setup(t, { 'GET /feed': cursorFeed(ITEMS, 3) });
     const r = await s.run('fault:feedItems(limit=6)');
     t.equal(r.status, 'succeeded');
-    t.same(r.returns[0]?.rows.map((x) => x.id), [1, 2, 3, 4, 5, 6]);
+    t.same(
+      r.returns[0]?.rows.map((x) => x.id),
+      [1, 2, 3, 4, 5, 6],
+    );
     t.equal(r.steps.n1?.pages, 2);
     const sent = s.v.hits('/feed').map((x) => x.url);
-    t.same(sent, ['/feed?limit=3', '/feed?limit=3&cursor=c3'], 'the first page sends no cursor; the next uses the body cursor');
+    t.same(
+      sent,
+      ['/feed?limit=3', '/feed?limit=3&cursor=c3'],
+      'the first page sends no cursor; the next uses the body cursor',
+    );
     const state = r.returns[0]?.page;
     t.ok(state);
     t.notMatch(JSON.stringify(r.returns[0]?.rows), /c6/, 'the vendor cursor is not in the rows');
     const p2 = await continuePage(state!, s.reg, { http: s.http, retry: RETRY });
     t.notOk(p2.error);
-    t.same(p2.rows.map((x) => x.id), [7, 8, 9]);
+    t.same(
+      p2.rows.map((x) => x.id),
+      [7, 8, 9],
+    );
     t.ok(p2.page);
     const p3 = await continuePage(p2.page!, s.reg, { http: s.http, retry: RETRY });
-    t.same(p3.rows.map((x) => x.id), [10]);
+    t.same(
+      p3.rows.map((x) => x.id),
+      [10],
+    );
     t.equal(p3.page, undefined, 'the last page has no continuation');
-    t.same(s.v.hits('/feed').map((x) => x.query.get('cursor')), [null, 'c3', 'c6', 'c9']);
+    t.same(
+      s.v.hits('/feed').map((x) => x.query.get('cursor')),
+      [null, 'c3', 'c6', 'c9'],
+    );
   });
 
   t.test('one page by default', async (t) => {
@@ -293,13 +382,19 @@ t.test('cursor pagination', async (t) => {
     t.equal(s.v.hits('/feed')[0]?.query.get('kind'), 'alpha');
     const next = await continuePage(r.returns[0]!.page!, s.reg, { http: s.http });
     t.equal(s.v.hits('/feed')[1]?.query.get('kind'), 'alpha', 'a continuation keeps the filters');
-    t.same(next.rows.map((x) => x.id), [4, 5, 6]);
+    t.same(
+      next.rows.map((x) => x.id),
+      [4, 5, 6],
+    );
   });
 
   t.test('a limit that ends inside a page: the continuation starts after the last returned row', async (t) => {
     const s = await setup(t, { 'GET /feed': cursorFeed(ITEMS, 3) });
     const r = await s.run('fault:feedItems(limit=7)');
-    t.same(r.returns[0]?.rows.map((x) => x.id), [1, 2, 3, 4, 5, 6, 7]);
+    t.same(
+      r.returns[0]?.rows.map((x) => x.id),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
     const state = r.returns[0]?.page;
     t.ok(state, 'rows 8 to 10 remain');
     if (!state) return;
@@ -311,7 +406,11 @@ t.test('cursor pagination', async (t) => {
       seen.push(...next.rows.map((x) => x.id));
       more = next.page;
     }
-    t.same(seen, ITEMS.map((x) => x.id), 'rows 8 and 9 are not lost, nothing repeats');
+    t.same(
+      seen,
+      ITEMS.map((x) => x.id),
+      'rows 8 and 9 are not lost, nothing repeats',
+    );
   });
 });
 
@@ -320,9 +419,18 @@ t.test('Link header pagination', async (t) => {
     const s = await setup(t, { 'GET /linked': linkedPages(ITEMS, 3) });
     const r = await s.run('fault:linkItems(kind="alpha", limit=6)');
     t.equal(r.status, 'succeeded');
-    t.same(r.returns[0]?.rows.map((x) => x.id), [1, 2, 3, 4, 5, 6]);
-    t.same(s.v.hits('/linked').map((x) => x.query.get('page')), ['1', '2']);
-    t.ok(s.v.hits('/linked').every((x) => x.query.get('kind') === 'alpha'), 'the next link keeps the filter');
+    t.same(
+      r.returns[0]?.rows.map((x) => x.id),
+      [1, 2, 3, 4, 5, 6],
+    );
+    t.same(
+      s.v.hits('/linked').map((x) => x.query.get('page')),
+      ['1', '2'],
+    );
+    t.ok(
+      s.v.hits('/linked').every((x) => x.query.get('kind') === 'alpha'),
+      'the next link keeps the filter',
+    );
     let state = r.returns[0]?.page;
     const rest: unknown[] = [];
     while (state) {
@@ -344,14 +452,20 @@ t.test('Link header pagination', async (t) => {
     }
     if (r) {
       t.equal(r.status, 'succeeded');
-      t.same(r.returns[0]?.rows.map((x) => x.id), [1, 2, 3, 4, 5, 6]);
+      t.same(
+        r.returns[0]?.rows.map((x) => x.id),
+        [1, 2, 3, 4, 5, 6],
+      );
     }
     const first = await s.run('fault:linkItems');
     t.equal(first.status, 'succeeded', 'one page is fine either way');
     if (first.returns[0]?.page) {
       try {
         const next = await continuePage(first.returns[0].page, s.reg, { http: s.http });
-        t.same(next.rows.map((x) => x.id), [4, 5, 6]);
+        t.same(
+          next.rows.map((x) => x.id),
+          [4, 5, 6],
+        );
       } catch (e) {
         t.fail(`continuePage threw: ${String(e)}`);
       }
@@ -375,13 +489,23 @@ t.test('Link header pagination', async (t) => {
 
 t.test('continuePage honours its deadline: deadline_exceeded', HANG(), async (t) => {
   // The second page never comes: only the deadline can end the wait.
-  const s = await setup(t, { 'GET /feed': (req) => req.query.has('cursor') ? { hang: true } : cursorFeed(ITEMS, 3)(req, 0) });
+  const s = await setup(t, {
+    'GET /feed': (req) => (req.query.has('cursor') ? { hang: true } : cursorFeed(ITEMS, 3)(req, 0)),
+  });
   const r = await s.run('fault:feedItems');
-  const next = await continuePage(r.returns[0]!.page!, s.reg, { http: s.http, deadlineMs: 200, requestTimeoutMs: NEVER });
+  const next = await continuePage(r.returns[0]!.page!, s.reg, {
+    http: s.http,
+    deadlineMs: 200,
+    requestTimeoutMs: NEVER,
+  });
   t.equal(next.error?.code, 'deadline_exceeded', 'a deadline is not reported as a cancel');
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 50);
-  const cancelled = await continuePage(r.returns[0]!.page!, s.reg, { http: s.http, signal: ac.signal, requestTimeoutMs: NEVER });
+  const cancelled = await continuePage(r.returns[0]!.page!, s.reg, {
+    http: s.http,
+    signal: ac.signal,
+    requestTimeoutMs: NEVER,
+  });
   t.equal(cancelled.error?.code, 'cancelled', 'a caller abort is a cancel');
 });
 
@@ -391,7 +515,10 @@ t.test('slow streaming', async (t) => {
   const s = await setup(t, { 'GET /items': { chunks: parts, chunkDelayMs: 60, contentType: 'application/json' } });
   const ok = await s.run('fault:Item', { requestTimeoutMs: 10_000 });
   t.equal(ok.status, 'succeeded', 'a body trickling in within the request timeout is fine');
-  t.same(ok.returns[0]?.rows.map((x) => x.id), ITEMS.map((x) => x.id));
+  t.same(
+    ok.returns[0]?.rows.map((x) => x.id),
+    ITEMS.map((x) => x.id),
+  );
   const slow = await s.run('fault:Item', { requestTimeoutMs: 100, retry: { ...RETRY, retries: 0 } });
   t.equal(slow.errors[0]?.code, 'vendor_timeout', 'the request timeout covers the body too');
 });
@@ -406,9 +533,14 @@ t.test('cancel mid-run via AbortController', HANG(), async (t) => {
       return { hang: true };
     },
   });
-  ac.signal.addEventListener('abort', () => { atCancel = s.v.requests.length; });
+  ac.signal.addEventListener('abort', () => {
+    atCancel = s.v.requests.length;
+  });
   // The fan-out calls never get an answer and never time out: only the cancel can end the run.
-  const r = await s.run('a = fault:Item(kind="alpha")\nb = fault:getItem(id=a.id)\nfault:Item(parentId=b.id)', { signal: ac.signal, requestTimeoutMs: NEVER });
+  const r = await s.run('a = fault:Item(kind="alpha")\nb = fault:getItem(id=a.id)\nfault:Item(parentId=b.id)', {
+    signal: ac.signal,
+    requestTimeoutMs: NEVER,
+  });
   t.equal(r.status, 'cancelled');
   t.equal(r.steps.n1?.status, 'done');
   t.equal(r.steps.n1?.rows.length, 3, 'the completed step keeps its rows');
@@ -419,7 +551,10 @@ t.test('cancel mid-run via AbortController', HANG(), async (t) => {
   t.equal(atCancel, 4, 'the list and the three fan-out calls were in before the cancel');
   await new Promise((resolve) => setTimeout(resolve, 150));
   t.equal(s.v.requests.length, atCancel, 'no request reached the vendor after the cancel');
-  t.notOk(s.v.requests.some((x) => x.query.has('parentId')), 'the dependent step sent nothing');
+  t.notOk(
+    s.v.requests.some((x) => x.query.has('parentId')),
+    'the dependent step sent nothing',
+  );
 });
 
 t.test('an already aborted signal sends nothing', async (t) => {
@@ -437,7 +572,9 @@ t.test('deadline: deadline_exceeded', async (t) => {
     // Timers fire in the order they fall due: one of 150 ms started before the run fires before
     // any deadline of 150 ms or more, whatever the load. So this tells a deadline cut short.
     let half = false;
-    setTimeout(() => { half = true; }, 150);
+    setTimeout(() => {
+      half = true;
+    }, 150);
     const r = await s.run('fault:Item', { deadlineMs: 300, requestTimeoutMs: NEVER });
     t.equal(r.status, 'failed');
     t.equal(r.errors[0]?.code, 'deadline_exceeded');
@@ -449,7 +586,10 @@ t.test('deadline: deadline_exceeded', async (t) => {
   t.test('during a retry wait', HANG(), async (t) => {
     // Retry-After asks for ten minutes (within the policy): a wait the deadline did not cut short would hang the test.
     const s = await setup(t, { 'GET /items': [{ status: 503, headers: { 'retry-after': '600' } }, { json: ITEMS }] });
-    const r = await s.run('fault:Item', { deadlineMs: 300, retry: { retries: 3, baseDelayMs: 5, maxDelayMs: 3_600_000, budgetMs: 3_600_000 } });
+    const r = await s.run('fault:Item', {
+      deadlineMs: 300,
+      retry: { retries: 3, baseDelayMs: 5, maxDelayMs: 3_600_000, budgetMs: 3_600_000 },
+    });
     t.equal(r.errors[0]?.code, 'deadline_exceeded', 'the wait is cut short by the deadline');
     t.equal(s.v.hits('/items').length, 1, 'no retry after the deadline');
   });
@@ -457,9 +597,10 @@ t.test('deadline: deadline_exceeded', async (t) => {
 
 t.test('a 400 that names a parameter: the hint teaches the fix', async (t) => {
   const s = await setup(t, {
-    'GET /items': (req) => req.query.has('kind')
-      ? { status: 400, json: { message: 'invalid value for kind: must be a known kind' } }
-      : { status: 422, json: { errors: [{ message: 'name is too short' }] } },
+    'GET /items': (req) =>
+      req.query.has('kind')
+        ? { status: 400, json: { message: 'invalid value for kind: must be a known kind' } }
+        : { status: 422, json: { errors: [{ message: 'name is too short' }] } },
   });
   const e = (await s.run('fault:Item(kind="alpha")')).errors[0]!;
   t.equal(e.code, 'vendor_error');

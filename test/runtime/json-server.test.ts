@@ -3,7 +3,17 @@ import t from 'tap';
 import { readSourceDir, compileSource, Registry, type RegistryEntry } from '../../pack/index.js';
 import { compileProgram } from '../../compiler/index.js';
 import type { SymbolTable } from '../../compiler/symbols.js';
-import { continuePage, executePlan, PooledHttpClient, type ExecuteOptions, type HttpClient, type HttpRequest, type PageState, type ProgressEvent, type RunResult } from '../../runtime/index.js';
+import {
+  continuePage,
+  executePlan,
+  PooledHttpClient,
+  type ExecuteOptions,
+  type HttpClient,
+  type HttpRequest,
+  type PageState,
+  type ProgressEvent,
+  type RunResult,
+} from '../../runtime/index.js';
 import { startDemoVendor, type DemoVendor } from '../../cli/demo-vendor.js';
 import { fixtureRegistry, sessionSymbols } from '../_helpers/registry.js';
 import { join } from 'node:path';
@@ -34,7 +44,10 @@ function against(v: DemoVendor, reg: Registry = fixtures): Registry {
 async function vendor(t: Tap): Promise<{ v: DemoVendor; reg: Registry; http: HttpClient & { sent: HttpRequest[] } }> {
   const v = await startDemoVendor();
   const http = recording(new PooledHttpClient());
-  t.teardown(async () => { await http.close(); await v.close(); });
+  t.teardown(async () => {
+    await http.close();
+    await v.close();
+  });
   return { v, reg: against(v), http };
 }
 
@@ -77,13 +90,20 @@ t.test('link pagination: first page, then continuePage walks the whole collectio
     t.equal(next.total, 42);
     seen.push(...ids(next.rows));
     state = next.page;
-    if (++continuations > 10) { t.fail('continuePage does not end'); break; }
+    if (++continuations > 10) {
+      t.fail('continuePage does not end');
+      break;
+    }
   }
   t.equal(continuations, 4, 'pages 2 to 5');
   t.equal(seen.length, 42);
   t.equal(new Set(seen).size, 42, 'no duplicates');
   t.same([...seen].sort(), ids(db(v, 'breweries')).sort(), 'exactly the vendor collection');
-  t.same(http.sent.map((s) => query(s).get('_page')), ['1', '2', '3', '4', '5'], 'the Link rel="next" pages in order');
+  t.same(
+    http.sent.map((s) => query(s).get('_page')),
+    ['1', '2', '3', '4', '5'],
+    'the Link rel="next" pages in order',
+  );
 });
 
 t.test('page-counter pagination: reviews page by page', async (t) => {
@@ -105,7 +125,10 @@ t.test('page-counter pagination: reviews page by page', async (t) => {
   t.equal(n, 11, '11 continuations after the first page');
   t.equal(all.length, 300);
   t.equal(new Set(all).size, 300, 'no duplicates');
-  t.same(http.sent.map((s) => `${query(s).get('_page')}/${query(s).get('_limit')}`), Array.from({ length: 12 }, (_, i) => `${i + 1}/25`));
+  t.same(
+    http.sent.map((s) => `${query(s).get('_page')}/${query(s).get('_limit')}`),
+    Array.from({ length: 12 }, (_, i) => `${i + 1}/25`),
+  );
 });
 
 t.test('offset pagination', async (t) => {
@@ -113,17 +136,45 @@ t.test('offset pagination', async (t) => {
     const http = recording(shared.http);
     const r = await run('e2(style="IPA", limit=60)[name,abv]', reg, { http });
     t.equal(r.status, 'succeeded');
-    const want = db(v, 'beers').filter((b) => b.style === 'IPA').slice(0, 60);
-    t.same(r.returns[0]?.rows, want.map((b) => ({ name: b.name, abv: b.abv })));
+    const want = db(v, 'beers')
+      .filter((b) => b.style === 'IPA')
+      .slice(0, 60);
+    t.same(
+      r.returns[0]?.rows,
+      want.map((b) => ({ name: b.name, abv: b.abv })),
+    );
   });
 
   // A variant of the brewery catalog whose vendor maximum is 25 rows a page, so limit=60 needs 3 pages.
   const source = await readSourceDir(join(import.meta.dirname, '..', '..', 'fixtures', 'catalogs', 'brewery'));
-  const small = source.map((s) => s.file.endsWith('mappings.yaml') ? { ...s, text: s.text.replace('{style: offset, offset_param: _start, size_param: _limit, page_size: 25}', '{style: offset, offset_param: _start, size_param: _limit, page_size: 25, max_page_size: 25}') } : s);
-  t.not(small.find((s) => s.file.endsWith('mappings.yaml'))?.text, source.find((s) => s.file.endsWith('mappings.yaml'))?.text, 'the variant differs');
+  const small = source.map((s) =>
+    s.file.endsWith('mappings.yaml')
+      ? {
+          ...s,
+          text: s.text.replace(
+            '{style: offset, offset_param: _start, size_param: _limit, page_size: 25}',
+            '{style: offset, offset_param: _start, size_param: _limit, page_size: 25, max_page_size: 25}',
+          ),
+        }
+      : s,
+  );
+  t.not(
+    small.find((s) => s.file.endsWith('mappings.yaml'))?.text,
+    source.find((s) => s.file.endsWith('mappings.yaml'))?.text,
+    'the variant differs',
+  );
   const c = compileSource(small);
   if (!c.cgs || !c.cgs_hash) throw new Error(JSON.stringify(c.diagnostics));
-  const entry: RegistryEntry = { entry_id: 'brewery', label: c.cgs.label, tags: c.cgs.tags, version: 1, cgs: c.cgs, cgs_hash: c.cgs_hash, base_url: v.url, artifact: 'brewery-small.cgs.json' };
+  const entry: RegistryEntry = {
+    entry_id: 'brewery',
+    label: c.cgs.label,
+    tags: c.cgs.tags,
+    version: 1,
+    cgs: c.cgs,
+    cgs_hash: c.cgs_hash,
+    base_url: v.url,
+    artifact: 'brewery-small.cgs.json',
+  };
   const smallReg = new Registry([entry, ...reg.list().filter((e) => e.entry_id !== 'brewery')]);
   const beers = db(v, 'beers');
 
@@ -132,7 +183,10 @@ t.test('offset pagination', async (t) => {
     const r = await run('e2(limit=60)', smallReg, { http });
     t.equal(r.status, 'succeeded');
     t.equal(r.steps.n1?.pages, 3);
-    t.same(http.sent.map((s) => `${query(s).get('_start')}+${query(s).get('_limit')}`), ['0+25', '25+25', '50+25']);
+    t.same(
+      http.sent.map((s) => `${query(s).get('_start')}+${query(s).get('_limit')}`),
+      ['0+25', '25+25', '50+25'],
+    );
     t.same(ids(r.returns[0]!.rows), ids(beers.slice(0, 60)), 'the first 60 rows in vendor order');
     t.equal(r.returns[0]?.total, 130);
   });
@@ -208,7 +262,10 @@ t.test('relation over a nested route: e1("b-1").r1', async (t) => {
   const want = db(v, 'beers').filter((b) => b.breweryId === 'b-1');
   t.ok(want.length > 0);
   t.same(ids(r.returns[0]!.rows).sort(), ids(want).sort());
-  t.ok(http.sent.some((s) => new URL(s.url).pathname === '/breweries/b-1/beers'), 'the nested route was called');
+  t.ok(
+    http.sent.some((s) => new URL(s.url).pathname === '/breweries/b-1/beers'),
+    'the nested route was called',
+  );
 });
 
 t.test('relation from a parent field: e2(7).r2', async (t) => {
@@ -217,18 +274,27 @@ t.test('relation from a parent field: e2(7).r2', async (t) => {
   t.equal(r.status, 'succeeded');
   const beer = db(v, 'beers').find((b) => b.id === 7)!;
   t.same(r.returns[0]?.rows, [db(v, 'breweries').find((b) => b.id === beer.breweryId)]);
-  t.same(http.sent.map((s) => new URL(s.url).pathname), ['/beers/7', `/breweries/${String(beer.breweryId)}`], 'the parent first, then its brewery');
+  t.same(
+    http.sent.map((s) => new URL(s.url).pathname),
+    ['/beers/7', `/breweries/${String(beer.breweryId)}`],
+    'the parent first, then its brewery',
+  );
 });
 
 t.test('fan-out over a binding equals the union of the per-brewery lists', async (t) => {
   const http = recording(shared.http);
   const r = await run('b = e1(city="Berlin")\ne2(breweryId=b.id)', reg, { http });
   t.equal(r.status, 'succeeded');
-  const berlin = db(v, 'breweries').filter((b) => b.city === 'Berlin').map((b) => b.id);
+  const berlin = db(v, 'breweries')
+    .filter((b) => b.city === 'Berlin')
+    .map((b) => b.id);
   t.ok(berlin.length >= 2, 'several Berlin breweries');
   const want = db(v, 'beers').filter((b) => berlin.includes(b.breweryId));
   t.same(ids(r.returns[0]!.rows).sort(), ids(want).sort());
-  const perBrewery = http.sent.filter((s) => new URL(s.url).pathname === '/beers').map((s) => query(s).get('breweryId')).sort();
+  const perBrewery = http.sent
+    .filter((s) => new URL(s.url).pathname === '/beers')
+    .map((s) => query(s).get('breweryId'))
+    .sort();
   t.same(perBrewery, [...berlin].sort(), 'one call per bound row');
   t.equal(r.steps.n2?.calls, berlin.length);
 });
@@ -248,7 +314,9 @@ t.test('a fan-out over more rows than its plan allows: fanout_too_large, no call
 
 t.test('a plan compiled against other catalog content: catalog_mismatch, nothing sent', async (t) => {
   const http = recording(shared.http);
-  const other = new Registry(reg.list().map((e) => e.entry_id === 'brewery' ? { ...e, cgs_hash: 'f'.repeat(64) } : e));
+  const other = new Registry(
+    reg.list().map((e) => (e.entry_id === 'brewery' ? { ...e, cgs_hash: 'f'.repeat(64) } : e)),
+  );
   const r = await executePlan(plan('e1', reg), other, { http });
   t.equal(r.errors[0]?.code, 'catalog_mismatch');
   t.equal(http.sent.length, 0);
@@ -260,10 +328,26 @@ t.test('a plan compiled against other catalog content: catalog_mismatch, nothing
 
 t.test('projection keeps only projected fields; unknown vendor fields are dropped', async (t) => {
   const { v, reg, http } = await vendor(t);
-  const res = await fetch(`${v.url}/breweries`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'b-x', name: 'Extra', city: 'Gent', country: 'BE', kind: 'micro', internalNote: 'do not leak', rating: 5 }) });
+  const res = await fetch(`${v.url}/breweries`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      id: 'b-x',
+      name: 'Extra',
+      city: 'Gent',
+      country: 'BE',
+      kind: 'micro',
+      internalNote: 'do not leak',
+      rating: 5,
+    }),
+  });
   t.equal(res.status, 201);
   const full = await run('e1("b-x")', reg, { http });
-  t.same(full.returns[0]?.rows, [{ id: 'b-x', name: 'Extra', city: 'Gent', country: 'BE', kind: 'micro' }], 'declared fields only');
+  t.same(
+    full.returns[0]?.rows,
+    [{ id: 'b-x', name: 'Extra', city: 'Gent', country: 'BE', kind: 'micro' }],
+    'declared fields only',
+  );
   const projected = await run('e1("b-x")[name,city]', reg, { http });
   t.strictSame(projected.returns[0]?.rows, [{ name: 'Extra', city: 'Gent' }]);
   const list = await run('e1(country="BE", limit=100)[id,name]', reg, { http });
@@ -273,26 +357,50 @@ t.test('projection keeps only projected fields; unknown vendor fields are droppe
 
 t.test('independent steps run concurrently', async (t) => {
   const events: ProgressEvent[] = [];
-  const r = await run('a = e1(city="Berlin")\ne3(rating=5)\ne2(style="IPA")', reg, { http: shared.http, onProgress: (e) => events.push(e) });
+  const r = await run('a = e1(city="Berlin")\ne3(rating=5)\ne2(style="IPA")', reg, {
+    http: shared.http,
+    onProgress: (e) => events.push(e),
+  });
   t.equal(r.status, 'succeeded');
   for (const id of ['n1', 'n2', 'n3']) t.equal(r.steps[id]?.status, 'done', `${id} done`);
-  t.ok(r.steps.n1!.rows.length > 0 && r.steps.n2!.rows.length > 0 && r.steps.n3!.rows.length > 0, 'every step has rows');
+  t.ok(
+    r.steps.n1!.rows.length > 0 && r.steps.n2!.rows.length > 0 && r.steps.n3!.rows.length > 0,
+    'every step has rows',
+  );
   t.equal(r.returns.length, 2, 'the two unbound expressions are returned');
   const firstDone = events.findIndex((e) => e.kind === 'step' && e.phase === 'done');
-  const startedBefore = new Set(events.slice(0, firstDone).filter((e) => e.kind === 'step' && e.phase === 'running').map((e) => e.step));
+  const startedBefore = new Set(
+    events
+      .slice(0, firstDone)
+      .filter((e) => e.kind === 'step' && e.phase === 'running')
+      .map((e) => e.step),
+  );
   t.same([...startedBefore].sort(), ['n1', 'n2', 'n3'], 'all three were running before any finished');
   t.equal(events[0]?.kind, 'start');
   t.equal(events.at(-1)?.kind, 'end');
   t.equal(events.at(-1)?.phase, 'succeeded');
-  t.equal(events.at(-1)?.rows, r.returns.reduce((n, x) => n + x.rows.length, 0));
-  for (const e of events) t.same(Object.keys(e).filter((k) => !['kind', 'step', 'phase', 'pages', 'rows', 'calls', 'elapsed_ms'].includes(k)), [], 'progress events carry counts, never row data');
+  t.equal(
+    events.at(-1)?.rows,
+    r.returns.reduce((n, x) => n + x.rows.length, 0),
+  );
+  for (const e of events)
+    t.same(
+      Object.keys(e).filter((k) => !['kind', 'step', 'phase', 'pages', 'rows', 'calls', 'elapsed_ms'].includes(k)),
+      [],
+      'progress events carry counts, never row data',
+    );
 });
 
 t.test('writes', async (t) => {
   t.test('a write without accepted is refused and sends nothing', async (t) => {
     const { v, reg, http } = await vendor(t);
     const before = JSON.stringify(v.db());
-    for (const p of ['m1(name="Pen & Quill Brewing", city="Berlin", country="DE")', 'e1("b-17").m2(city="Bamberg")', 'e2(7).m5', 'e2(7).m6()']) {
+    for (const p of [
+      'm1(name="Pen & Quill Brewing", city="Berlin", country="DE")',
+      'e1("b-17").m2(city="Bamberg")',
+      'e2(7).m5',
+      'e2(7).m6()',
+    ]) {
       const r = await run(p, reg, { http });
       t.equal(r.status, 'failed', p);
       t.equal(r.errors[0]?.code, 'write_not_accepted', p);
@@ -306,14 +414,21 @@ t.test('writes', async (t) => {
 
   t.test('create', async (t) => {
     const { v, reg, http } = await vendor(t);
-    const r = await run('m1(name="Pen & Quill Brewing", city="Berlin", country="DE", founded=2020)', reg, { http, accepted: true });
+    const r = await run('m1(name="Pen & Quill Brewing", city="Berlin", country="DE", founded=2020)', reg, {
+      http,
+      accepted: true,
+    });
     t.equal(r.status, 'succeeded');
     const rows = db(v, 'breweries');
     t.equal(rows.length, 43);
     const made = rows.find((b) => b.name === 'Pen & Quill Brewing');
     t.match(made, { city: 'Berlin', country: 'DE', founded: 2020 });
     t.equal(http.sent[0]?.method, 'POST');
-    t.match(JSON.parse(http.sent[0]!.body!), { name: 'Pen & Quill Brewing', city: 'Berlin', country: 'DE', founded: 2020 }, 'the given arguments are in the body');
+    t.match(
+      JSON.parse(http.sent[0]!.body!),
+      { name: 'Pen & Quill Brewing', city: 'Berlin', country: 'DE', founded: 2020 },
+      'the given arguments are in the body',
+    );
     t.notOk('website' in JSON.parse(http.sent[0]!.body!), 'an absent optional parameter without a default is not sent');
     t.equal(r.returns[0]?.rows[0]?.id, made?.id, 'the created row comes back with its vendor id');
   });
@@ -331,7 +446,11 @@ t.test('writes', async (t) => {
     const before = db(v, 'breweries').find((b) => b.id === 'b-17')!;
     const u = await run('e1("b-17").m2(city="Bamberg", kind="brewpub")', reg, { http, accepted: true });
     t.equal(u.status, 'succeeded');
-    t.same(db(v, 'breweries').find((b) => b.id === 'b-17'), { ...before, city: 'Bamberg', kind: 'brewpub' }, 'only the given fields changed');
+    t.same(
+      db(v, 'breweries').find((b) => b.id === 'b-17'),
+      { ...before, city: 'Bamberg', kind: 'brewpub' },
+      'only the given fields changed',
+    );
     t.equal(http.sent.at(-1)?.method, 'PATCH');
     t.equal(new URL(http.sent.at(-1)!.url).pathname, '/breweries/b-17');
 
@@ -343,7 +462,11 @@ t.test('writes', async (t) => {
 
     const d = await run('e2(7).m6()', reg, { http, accepted: true });
     t.equal(d.status, 'succeeded');
-    t.equal(db(v, 'beers').find((b) => b.id === 7), undefined, 'beer 7 is gone');
+    t.equal(
+      db(v, 'beers').find((b) => b.id === 7),
+      undefined,
+      'beer 7 is gone',
+    );
     t.equal(db(v, 'beers').length, 129);
     t.equal(http.sent.at(-1)?.method, 'DELETE');
     const gone = await run('e2(7)', reg, { http });

@@ -35,7 +35,15 @@ function cap(over: Omit<Partial<Capability>, 'http'> & { http?: Partial<HttpMapp
     params: [],
     returns: 'rows',
     ...rest,
-    http: { method: 'GET', path: '/items', query: {}, headers: {}, array_style: 'repeat', response: { path: '' }, ...http },
+    http: {
+      method: 'GET',
+      path: '/items',
+      query: {},
+      headers: {},
+      array_style: 'repeat',
+      response: { path: '' },
+      ...http,
+    },
   };
 }
 
@@ -52,7 +60,11 @@ t.test('buildRequest', async (t) => {
   });
 
   t.test('numbers and booleans are written as JSON scalars in path and query', async (t) => {
-    const req = buildRequest(BASE, cap({ http: { path: '/items/{id}', query: { active: '{active}', min: '{price}' } } }), { id: 7, active: false, price: 2.5 });
+    const req = buildRequest(
+      BASE,
+      cap({ http: { path: '/items/{id}', query: { active: '{active}', min: '{price}' } } }),
+      { id: 7, active: false, price: 2.5 },
+    );
     const u = new URL(req.url);
     t.equal(u.pathname, '/v2/items/7');
     t.equal(u.searchParams.get('active'), 'false');
@@ -60,17 +72,23 @@ t.test('buildRequest', async (t) => {
   });
 
   t.test('array_style repeat writes one pair per item', async (t) => {
-    const req = buildRequest(BASE, cap({ http: { query: { tag: '{tags}' }, array_style: 'repeat' } }), { tags: ['a b', 'c,d', 3] });
+    const req = buildRequest(BASE, cap({ http: { query: { tag: '{tags}' }, array_style: 'repeat' } }), {
+      tags: ['a b', 'c,d', 3],
+    });
     t.same(new URL(req.url).searchParams.getAll('tag'), ['a b', 'c,d', '3']);
   });
 
   t.test('array_style comma joins the items into one value', async (t) => {
-    const req = buildRequest(BASE, cap({ http: { query: { tag: '{tags}' }, array_style: 'comma' } }), { tags: ['a', 'b', 3] });
+    const req = buildRequest(BASE, cap({ http: { query: { tag: '{tags}' }, array_style: 'comma' } }), {
+      tags: ['a', 'b', 3],
+    });
     t.same(new URL(req.url).searchParams.getAll('tag'), ['a,b,3']);
   });
 
   t.test('absent optional parameters are omitted from query, headers and body', async (t) => {
-    const c = cap({ http: { query: { kind: '{kind}', q: 'name:{name}', fixed: 'yes' }, headers: { 'X-Kind': '{kind}' } } });
+    const c = cap({
+      http: { query: { kind: '{kind}', q: 'name:{name}', fixed: 'yes' }, headers: { 'X-Kind': '{kind}' } },
+    });
     const req = buildRequest(BASE, c, {});
     const u = new URL(req.url);
     t.same([...u.searchParams.keys()], ['fixed'], 'only the constant stays');
@@ -82,19 +100,31 @@ t.test('buildRequest', async (t) => {
   });
 
   t.test('interpolated query templates keep their constant text', async (t) => {
-    const req = buildRequest(BASE, cap({ http: { query: { q: 'name:{name} kind:{kind}' } } }), { name: 'x y', kind: 'alpha' });
+    const req = buildRequest(BASE, cap({ http: { query: { q: 'name:{name} kind:{kind}' } } }), {
+      name: 'x y',
+      kind: 'alpha',
+    });
     t.equal(new URL(req.url).searchParams.get('q'), 'name:x y kind:alpha');
   });
 
   t.test('constant and templated headers, names lower-cased', async (t) => {
-    const req = buildRequest(BASE, cap({ http: { headers: { 'X-Api-Version': '2024-01-01', 'X-Tenant': 'tenant-{tenant}' } } }), { tenant: 'acme' });
+    const req = buildRequest(
+      BASE,
+      cap({ http: { headers: { 'X-Api-Version': '2024-01-01', 'X-Tenant': 'tenant-{tenant}' } } }),
+      { tenant: 'acme' },
+    );
     t.equal(req.headers['x-api-version'], '2024-01-01');
     t.equal(req.headers['x-tenant'], 'tenant-acme');
     t.equal(req.headers.accept, 'application/json');
   });
 
   t.test('extras: pagination query overrides, auth headers are added', async (t) => {
-    const req = buildRequest(BASE, cap({ http: { query: { limit: '{limit}' } } }), { limit: 5 }, { query: { limit: '50', page: '2' }, headers: { authorization: 'Bearer x' } });
+    const req = buildRequest(
+      BASE,
+      cap({ http: { query: { limit: '{limit}' } } }),
+      { limit: 5 },
+      { query: { limit: '50', page: '2' }, headers: { authorization: 'Bearer x' } },
+    );
     const u = new URL(req.url);
     t.same(u.searchParams.getAll('limit'), ['50'], 'set, not appended');
     t.equal(u.searchParams.get('page'), '2');
@@ -107,18 +137,42 @@ t.test('buildRequest', async (t) => {
       returns: 'row',
       http: {
         method: 'POST',
-        body: { name: '{name}', price: '{price}', active: '{active}', tags: '{tags}', meta: '{meta}', label: 'item {name}', version: 1, nested: { kind: '{kind}', fixed: true }, list: ['{name}', '{kind}'] },
+        body: {
+          name: '{name}',
+          price: '{price}',
+          active: '{active}',
+          tags: '{tags}',
+          meta: '{meta}',
+          label: 'item {name}',
+          version: 1,
+          nested: { kind: '{kind}', fixed: true },
+          list: ['{name}', '{kind}'],
+        },
       },
     });
     const req = buildRequest(BASE, c, { name: 'Lamp', price: 12.5, active: false, tags: ['a', 'b'], meta: { x: 1 } });
     t.equal(req.method, 'POST');
     t.equal(req.headers['content-type'], 'application/json');
-    t.same(JSON.parse(req.body!), { name: 'Lamp', price: 12.5, active: false, tags: ['a', 'b'], meta: { x: 1 }, label: 'item Lamp', version: 1, nested: { fixed: true }, list: ['Lamp'] });
+    t.same(JSON.parse(req.body!), {
+      name: 'Lamp',
+      price: 12.5,
+      active: false,
+      tags: ['a', 'b'],
+      meta: { x: 1 },
+      label: 'item Lamp',
+      version: 1,
+      nested: { fixed: true },
+      list: ['Lamp'],
+    });
     t.strictSame(JSON.parse(req.body!).price, 12.5, 'a number stays a number');
   });
 
   t.test('a constant body is sent as is; GET never sends the body template', async (t) => {
-    const post = buildRequest(BASE, cap({ kind: 'action', returns: 'none', http: { method: 'PATCH', path: '/items/{id}', body: { active: false } } }), { id: 3 });
+    const post = buildRequest(
+      BASE,
+      cap({ kind: 'action', returns: 'none', http: { method: 'PATCH', path: '/items/{id}', body: { active: false } } }),
+      { id: 3 },
+    );
     t.equal(post.body, '{"active":false}');
     t.equal(post.url, `${BASE}/items/3`);
     const get = buildRequest(BASE, cap({ http: { body: { active: false } } }), {});
@@ -130,7 +184,11 @@ t.test('buildRequest', async (t) => {
 t.test('decodeResponse', async (t) => {
   t.test('rows at a dot path, JSON content types with parameters and +json', async (t) => {
     const c = cap({ http: { response: { path: 'data.items' } } });
-    const d = decodeResponse(c, { 'content-type': 'application/vnd.api+json; charset=utf-8' }, json({ data: { items: [{ id: 1 }, { id: 2 }] } }));
+    const d = decodeResponse(
+      c,
+      { 'content-type': 'application/vnd.api+json; charset=utf-8' },
+      json({ data: { items: [{ id: 1 }, { id: 2 }] } }),
+    );
     t.ok(d.ok);
     if (d.ok) t.same(d.rows, [{ id: 1 }, { id: 2 }]);
   });
@@ -142,13 +200,29 @@ t.test('decodeResponse', async (t) => {
   });
 
   t.test('totals from a header (any case) and from the body', async (t) => {
-    const h = decodeResponse(cap({ http: { response: { path: '', total: { header: 'X-Total-Count' } } } }), { ...JSON_CT, 'x-total-count': '42' }, json([]));
+    const h = decodeResponse(
+      cap({ http: { response: { path: '', total: { header: 'X-Total-Count' } } } }),
+      { ...JSON_CT, 'x-total-count': '42' },
+      json([]),
+    );
     t.ok(h.ok && h.total === 42, 'header total');
-    const b = decodeResponse(cap({ http: { response: { path: 'items', total: { path: 'meta.total' } } } }), JSON_CT, json({ items: [], meta: { total: 7 } }));
+    const b = decodeResponse(
+      cap({ http: { response: { path: 'items', total: { path: 'meta.total' } } } }),
+      JSON_CT,
+      json({ items: [], meta: { total: 7 } }),
+    );
     t.ok(b.ok && b.total === 7, 'body total');
-    const s = decodeResponse(cap({ http: { response: { path: 'items', total: { path: 'meta.total' } } } }), JSON_CT, json({ items: [], meta: { total: '19' } }));
+    const s = decodeResponse(
+      cap({ http: { response: { path: 'items', total: { path: 'meta.total' } } } }),
+      JSON_CT,
+      json({ items: [], meta: { total: '19' } }),
+    );
     t.ok(s.ok && s.total === 19, 'numeric string total');
-    const bad = decodeResponse(cap({ http: { response: { path: '', total: { header: 'X-Total-Count' } } } }), { ...JSON_CT, 'x-total-count': 'many' }, json([]));
+    const bad = decodeResponse(
+      cap({ http: { response: { path: '', total: { header: 'X-Total-Count' } } } }),
+      { ...JSON_CT, 'x-total-count': 'many' },
+      json([]),
+    );
     t.ok(bad.ok && bad.total === undefined, 'an unparsable total is ignored');
   });
 
@@ -190,7 +264,13 @@ t.test('decodeResponse', async (t) => {
   });
 
   t.test('cursor markers from the body; empty, null and absent cursors end', async (t) => {
-    const pg: Pagination = { style: 'cursor', cursor_param: 'cursor', next_cursor: 'meta.next', page_size: 3, max_page_size: 3 };
+    const pg: Pagination = {
+      style: 'cursor',
+      cursor_param: 'cursor',
+      next_cursor: 'meta.next',
+      page_size: 3,
+      max_page_size: 3,
+    };
     const c = cap({ http: { pagination: pg, response: { path: 'items' } } });
     const marker = (next: unknown) => {
       const d = decodeResponse(c, JSON_CT, json({ items: [{ id: 1 }], meta: { next } }));
@@ -205,7 +285,11 @@ t.test('decodeResponse', async (t) => {
 
   t.test('link markers from the Link header', async (t) => {
     const c = cap({ http: { pagination: { style: 'link', first_page: 1, page_size: 10, max_page_size: 100 } } });
-    const d = decodeResponse(c, { ...JSON_CT, link: '<https://api.example.test/items?page=2>; rel="next"' }, json([{ id: 1 }]));
+    const d = decodeResponse(
+      c,
+      { ...JSON_CT, link: '<https://api.example.test/items?page=2>; rel="next"' },
+      json([{ id: 1 }]),
+    );
     t.ok(d.ok && d.nextLink === 'https://api.example.test/items?page=2');
   });
 
@@ -219,13 +303,23 @@ t.test('decodeResponse', async (t) => {
 
 t.test('nextLinkOf parses the forms vendors send', async (t) => {
   const u = 'https://api.example.test/items?page=3';
-  t.equal(nextLinkOf(`<https://api.example.test/items?page=1>; rel="prev", <${u}>; rel="next", <https://api.example.test/items?page=9>; rel="last"`), u, 'GitHub style, next in the middle');
+  t.equal(
+    nextLinkOf(
+      `<https://api.example.test/items?page=1>; rel="prev", <${u}>; rel="next", <https://api.example.test/items?page=9>; rel="last"`,
+    ),
+    u,
+    'GitHub style, next in the middle',
+  );
   t.equal(nextLinkOf(`<${u}>; rel="next"`), u);
   t.equal(nextLinkOf(`<${u}>;rel=next`), u, 'unquoted, no blank');
   t.equal(nextLinkOf(`<${u}> ; REL="NEXT"`), u, 'case-insensitive');
   t.equal(nextLinkOf(`<${u}>; title="more"; rel="next"`), u, 'other parameters first');
   t.equal(nextLinkOf(`<${u}>; rel="last next"`), u, 'several relation types');
-  t.equal(nextLinkOf(`<https://x.test/a?ids=1,2&page=2>; rel="next"`), 'https://x.test/a?ids=1,2&page=2', 'a comma inside the URL');
+  t.equal(
+    nextLinkOf(`<https://x.test/a?ids=1,2&page=2>; rel="next"`),
+    'https://x.test/a?ids=1,2&page=2',
+    'a comma inside the URL',
+  );
   t.equal(nextLinkOf(`<https://x.test/a?page=1>; rel="first",<${u}>; rel="next"`), u, 'no blank after the comma');
   t.equal(nextLinkOf(`<${u}>; rel="prev"`), undefined);
   t.equal(nextLinkOf(`<${u}>; rel="prev", <${u}>; rel="last"`), undefined);
@@ -266,7 +360,18 @@ t.test('coerce, shapeRow, shapeRows, project', async (t) => {
     { name: 'code', type: 'string', description: '' },
     { name: 'size', type: 'object', description: '', fields: [{ name: 'w', type: 'integer', description: '' }] },
   ];
-  t.strictSame(shapeRow(fields, { id: '7', price: '9.5', active: 'false', code: 1234, size: { w: '3', secret: 'x' }, internal: 'drop me' }), { id: 7, price: 9.5, active: false, code: '1234', size: { w: 3 } }, 'declared fields only, coerced, nested objects too');
+  t.strictSame(
+    shapeRow(fields, {
+      id: '7',
+      price: '9.5',
+      active: 'false',
+      code: 1234,
+      size: { w: '3', secret: 'x' },
+      internal: 'drop me',
+    }),
+    { id: 7, price: 9.5, active: false, code: '1234', size: { w: 3 } },
+    'declared fields only, coerced, nested objects too',
+  );
   t.strictSame(shapeRow(fields, { id: 1 }), { id: 1 }, 'absent fields stay absent (no nulls invented)');
   t.strictSame(shapeRow([], { any: 1 }), { any: 1 }, 'no declared fields keeps the row');
   const entity: Entity = { name: 'Item', description: '', id_field: 'id', fields, relations: [] };
@@ -278,10 +383,37 @@ t.test('coerce, shapeRow, shapeRows, project', async (t) => {
 });
 
 t.test('pagination: pageSize, pageQuery and nextPage for every style', async (t) => {
-  const page: Pagination = { style: 'page', page_param: 'p', first_page: 1, size_param: 'per', page_size: 10, max_page_size: 50 };
-  const offset: Pagination = { style: 'offset', offset_param: '_start', size_param: '_limit', page_size: 25, max_page_size: 100 };
-  const cursor: Pagination = { style: 'cursor', cursor_param: 'after', next_cursor: 'next', size_param: 'limit', page_size: 3, max_page_size: 3 };
-  const link: Pagination = { style: 'link', page_param: '_page', size_param: '_limit', first_page: 1, page_size: 10, max_page_size: 100 };
+  const page: Pagination = {
+    style: 'page',
+    page_param: 'p',
+    first_page: 1,
+    size_param: 'per',
+    page_size: 10,
+    max_page_size: 50,
+  };
+  const offset: Pagination = {
+    style: 'offset',
+    offset_param: '_start',
+    size_param: '_limit',
+    page_size: 25,
+    max_page_size: 100,
+  };
+  const cursor: Pagination = {
+    style: 'cursor',
+    cursor_param: 'after',
+    next_cursor: 'next',
+    size_param: 'limit',
+    page_size: 3,
+    max_page_size: 3,
+  };
+  const link: Pagination = {
+    style: 'link',
+    page_param: '_page',
+    size_param: '_limit',
+    first_page: 1,
+    page_size: 10,
+    max_page_size: 100,
+  };
   const bareLink: Pagination = { style: 'link', first_page: 1, page_size: 10, max_page_size: 100 };
 
   t.test('pageSize', async (t) => {
@@ -316,16 +448,30 @@ t.test('pagination: pageSize, pageQuery and nextPage for every style', async (t)
     t.same(pageQuery(cursor, 3, { cursor: 'c3' }), { limit: '3', after: 'c3' });
     t.same(nextPage(cursor, 3, {}, 3, 3, undefined, { nextCursor: 'c3' }), { cursor: 'c3' });
     t.equal(nextPage(cursor, 3, {}, 3, 3, undefined, {}), undefined, 'no marker, no next page');
-    t.equal(nextPage(cursor, 3, { cursor: 'c3' }, 0, 3, undefined, { nextCursor: 'c3' }), undefined, 'an empty page ends even with a marker');
-    t.same(nextPage(cursor, 3, {}, 2, 2, undefined, { nextCursor: 'c2' }), { cursor: 'c2' }, 'a short page with a marker goes on');
+    t.equal(
+      nextPage(cursor, 3, { cursor: 'c3' }, 0, 3, undefined, { nextCursor: 'c3' }),
+      undefined,
+      'an empty page ends even with a marker',
+    );
+    t.same(
+      nextPage(cursor, 3, {}, 2, 2, undefined, { nextCursor: 'c2' }),
+      { cursor: 'c2' },
+      'a short page with a marker goes on',
+    );
   });
 
   t.test('link', async (t) => {
     t.same(pageQuery(link, 10, {}), { _limit: '10', _page: '1' });
     t.same(pageQuery(bareLink, 10, {}), {}, 'no page or size parameter to send');
-    t.same(nextPage(link, 10, {}, 10, 10, undefined, { nextLink: 'http://x.test/b?_page=2' }), { url: 'http://x.test/b?_page=2' });
+    t.same(nextPage(link, 10, {}, 10, 10, undefined, { nextLink: 'http://x.test/b?_page=2' }), {
+      url: 'http://x.test/b?_page=2',
+    });
     t.equal(nextPage(link, 10, {}, 10, 10, undefined, {}), undefined);
-    t.equal(nextPage(link, 10, {}, 10, 42, 42, { nextLink: 'http://x.test/b?_page=6' }), undefined, 'the total is reached');
+    t.equal(
+      nextPage(link, 10, {}, 10, 42, 42, { nextLink: 'http://x.test/b?_page=6' }),
+      undefined,
+      'the total is reached',
+    );
   });
 });
 
@@ -347,14 +493,31 @@ t.test('backoffMs bounds', async (t) => {
   t.equal(backoffMs(p, 0, 300), 300, 'Retry-After wins');
   t.equal(backoffMs(p, 0, 0), 0);
   t.equal(backoffMs(p, 0, 60_000), 1000, 'Retry-After is capped by maxDelayMs');
-  t.equal(backoffMs(p, 0, undefined, () => 0), 0, 'full jitter may wait nothing');
-  t.equal(backoffMs(p, 0, undefined, () => 0.999999), 100, 'first ceiling is the base');
-  t.equal(backoffMs(p, 2, undefined, () => 0.999999), 400, 'doubled per attempt');
-  t.equal(backoffMs(p, 30, undefined, () => 0.999999), 1000, 'capped by maxDelayMs');
+  t.equal(
+    backoffMs(p, 0, undefined, () => 0),
+    0,
+    'full jitter may wait nothing',
+  );
+  t.equal(
+    backoffMs(p, 0, undefined, () => 0.999999),
+    100,
+    'first ceiling is the base',
+  );
+  t.equal(
+    backoffMs(p, 2, undefined, () => 0.999999),
+    400,
+    'doubled per attempt',
+  );
+  t.equal(
+    backoffMs(p, 30, undefined, () => 0.999999),
+    1000,
+    'capped by maxDelayMs',
+  );
   for (let attempt = 0; attempt < 12; attempt++) {
     for (const r of [0, 0.25, 0.5, 0.75, 0.999]) {
       const w = backoffMs(p, attempt, undefined, () => r);
-      if (w < 0 || w > Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** attempt)) t.fail(`attempt ${attempt}, random ${r}: ${w} out of bounds`);
+      if (w < 0 || w > Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** attempt))
+        t.fail(`attempt ${attempt}, random ${r}: ${w} out of bounds`);
     }
   }
   t.ok(isResetError({ code: 'ECONNRESET' }));
@@ -364,7 +527,11 @@ t.test('backoffMs bounds', async (t) => {
 });
 
 t.test('vendorMessage: short excerpts of the usual error shapes', async (t) => {
-  const res = (body: unknown, raw = false) => ({ status: 400, headers: {}, body: raw ? Buffer.from(String(body)) : json(body) });
+  const res = (body: unknown, raw = false) => ({
+    status: 400,
+    headers: {},
+    body: raw ? Buffer.from(String(body)) : json(body),
+  });
   t.equal(vendorMessage(res({ message: 'bad kind' })), 'bad kind');
   t.equal(vendorMessage(res({ error: 'invalid_request' })), 'invalid_request');
   t.equal(vendorMessage(res({ error: { message: 'nested' } })), 'nested');
@@ -411,46 +578,68 @@ function fakeTimers() {
 }
 
 t.test('coalesceProgress with fake timers', async (t) => {
-  const ev = (kind: ProgressEvent['kind'], phase: ProgressEvent['phase'], step?: string, rows = 0): ProgressEvent => ({ kind, phase, ...(step ? { step } : {}), pages: 0, rows, calls: 0, elapsed_ms: 0 });
-
-  t.test('start and terminal events pass at once; running updates at most once per interval per step, latest wins', async (t) => {
-    const timers = fakeTimers();
-    const out: ProgressEvent[] = [];
-    const p = coalesceProgress((e) => out.push(e), 2000, timers);
-    p.push(ev('start', 'started'));
-    t.equal(out.length, 1, 'start is immediate');
-    p.push(ev('step', 'running', 'n1', 0));
-    t.equal(out.length, 2, 'the first running update of a step is immediate');
-    p.push(ev('step', 'running', 'n1', 10));
-    p.push(ev('step', 'running', 'n1', 20));
-    p.push(ev('step', 'running', 'n1', 30));
-    t.equal(out.length, 2, 'updates inside the interval wait');
-    t.equal(timers.pending(), 1, 'one timer per step, not one per update');
-    p.push(ev('step', 'running', 'n2', 5));
-    t.equal(out.length, 3, 'another step is not held back');
-    timers.advance(1999);
-    t.equal(out.length, 3);
-    timers.advance(1);
-    t.equal(out.length, 4, 'flushed when the interval is over');
-    t.equal(out[3]!.step, 'n1');
-    t.equal(out[3]!.rows, 30, 'the latest update wins');
-    timers.advance(10_000);
-    t.equal(out.length, 4, 'nothing more without new updates');
-    p.push(ev('step', 'running', 'n1', 40));
-    t.equal(out.length, 5, 'after a quiet interval an update passes at once');
-    p.push(ev('step', 'running', 'n1', 50));
-    t.equal(out.length, 5);
-    p.push(ev('step', 'done', 'n1', 60));
-    t.equal(out.length, 6, 'a terminal event is immediate');
-    t.equal(out[5]!.phase, 'done');
-    t.equal(timers.pending(), 0, 'the pending running update of the finished step is dropped');
-    timers.advance(5000);
-    t.equal(out.length, 6, 'no stale running update after done');
-    p.push(ev('end', 'succeeded'));
-    t.equal(out.length, 7);
-    t.same(out.map((e) => `${e.kind}:${e.step ?? ''}:${e.phase}:${e.rows}`), ['start::started:0', 'step:n1:running:0', 'step:n2:running:5', 'step:n1:running:30', 'step:n1:running:40', 'step:n1:done:60', 'end::succeeded:0']);
-    p.close();
+  const ev = (kind: ProgressEvent['kind'], phase: ProgressEvent['phase'], step?: string, rows = 0): ProgressEvent => ({
+    kind,
+    phase,
+    ...(step ? { step } : {}),
+    pages: 0,
+    rows,
+    calls: 0,
+    elapsed_ms: 0,
   });
+
+  t.test(
+    'start and terminal events pass at once; running updates at most once per interval per step, latest wins',
+    async (t) => {
+      const timers = fakeTimers();
+      const out: ProgressEvent[] = [];
+      const p = coalesceProgress((e) => out.push(e), 2000, timers);
+      p.push(ev('start', 'started'));
+      t.equal(out.length, 1, 'start is immediate');
+      p.push(ev('step', 'running', 'n1', 0));
+      t.equal(out.length, 2, 'the first running update of a step is immediate');
+      p.push(ev('step', 'running', 'n1', 10));
+      p.push(ev('step', 'running', 'n1', 20));
+      p.push(ev('step', 'running', 'n1', 30));
+      t.equal(out.length, 2, 'updates inside the interval wait');
+      t.equal(timers.pending(), 1, 'one timer per step, not one per update');
+      p.push(ev('step', 'running', 'n2', 5));
+      t.equal(out.length, 3, 'another step is not held back');
+      timers.advance(1999);
+      t.equal(out.length, 3);
+      timers.advance(1);
+      t.equal(out.length, 4, 'flushed when the interval is over');
+      t.equal(out[3]!.step, 'n1');
+      t.equal(out[3]!.rows, 30, 'the latest update wins');
+      timers.advance(10_000);
+      t.equal(out.length, 4, 'nothing more without new updates');
+      p.push(ev('step', 'running', 'n1', 40));
+      t.equal(out.length, 5, 'after a quiet interval an update passes at once');
+      p.push(ev('step', 'running', 'n1', 50));
+      t.equal(out.length, 5);
+      p.push(ev('step', 'done', 'n1', 60));
+      t.equal(out.length, 6, 'a terminal event is immediate');
+      t.equal(out[5]!.phase, 'done');
+      t.equal(timers.pending(), 0, 'the pending running update of the finished step is dropped');
+      timers.advance(5000);
+      t.equal(out.length, 6, 'no stale running update after done');
+      p.push(ev('end', 'succeeded'));
+      t.equal(out.length, 7);
+      t.same(
+        out.map((e) => `${e.kind}:${e.step ?? ''}:${e.phase}:${e.rows}`),
+        [
+          'start::started:0',
+          'step:n1:running:0',
+          'step:n2:running:5',
+          'step:n1:running:30',
+          'step:n1:running:40',
+          'step:n1:done:60',
+          'end::succeeded:0',
+        ],
+      );
+      p.close();
+    },
+  );
 
   t.test('failed, skipped and cancelled steps are terminal too', async (t) => {
     const timers = fakeTimers();
@@ -461,7 +650,17 @@ t.test('coalesceProgress with fake timers', async (t) => {
       p.push(ev('step', 'running', phase, 2));
       p.push(ev('step', phase, phase, 3));
     }
-    t.same(out.map((e) => `${e.step}:${e.phase}`), ['failed:running', 'failed:failed', 'skipped:running', 'skipped:skipped', 'cancelled:running', 'cancelled:cancelled']);
+    t.same(
+      out.map((e) => `${e.step}:${e.phase}`),
+      [
+        'failed:running',
+        'failed:failed',
+        'skipped:running',
+        'skipped:skipped',
+        'cancelled:running',
+        'cancelled:cancelled',
+      ],
+    );
     timers.advance(5000);
     t.equal(out.length, 6);
   });

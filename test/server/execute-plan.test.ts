@@ -26,19 +26,34 @@ const proxy: Server = createServer((req, res) => {
   wire.push(`${req.method} ${req.url}`);
   const u = new URL(VENDOR);
   // The Host header is kept, so json-server's Link headers point back at the proxy.
-  const up = httpRequest({ host: u.hostname, port: u.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-    res.writeHead(r.statusCode ?? 502, r.headers);
-    r.pipe(res);
+  const up = httpRequest(
+    { host: u.hostname, port: u.port, method: req.method, path: req.url, headers: req.headers },
+    (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    },
+  );
+  up.on('error', () => {
+    res.writeHead(502);
+    res.end();
   });
-  up.on('error', () => { res.writeHead(502); res.end(); });
   req.pipe(up);
 });
 await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-t.teardown(() => new Promise<void>((resolve) => { proxy.closeAllConnections(); proxy.close(() => resolve()); }));
+t.teardown(
+  () =>
+    new Promise<void>((resolve) => {
+      proxy.closeAllConnections();
+      proxy.close(() => resolve());
+    }),
+);
 
 /** The injected clock of the svc server (token TTL, session idle time). */
 let clock = Date.parse('2030-01-01T00:00:00Z');
-const stack = await startStack(t, { vendorUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, now: () => clock });
+const stack = await startStack(t, {
+  vendorUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+  now: () => clock,
+});
 const BASE = stack.url;
 
 type Row = Record<string, unknown>;
@@ -70,9 +85,19 @@ t.test('the teaching names the writes that need review', async (t) => {
   const a = await openSession(BASE, { entry_id: 'brewery', seeds: ['Brewery', 'Beer'] });
   const rows = (a.answer.body.wave as string).split('\n').slice(1);
   const writes = rows.filter((r) => r.endsWith('write: needs review')).map((r) => r.split('\t')[1]!.split(':')[0]);
-  t.same(writes, ['create brewery', 'update brewery', 'create brewery', 'action brewery', 'delete brewery'], 'createBrewery, updateBrewery, createBeer, retireBeer, deleteBeer');
-  t.ok(rows.some((r) => r.startsWith('m1(name=$, city=$, country=$') && r.includes('create brewery:Brewery')), 'm1 is createBrewery');
-  t.ok(rows.some((r) => r.startsWith('e1("<id>").m2(') && r.includes('update brewery:Brewery')), 'm2 updates a brewery row');
+  t.same(
+    writes,
+    ['create brewery', 'update brewery', 'create brewery', 'action brewery', 'delete brewery'],
+    'createBrewery, updateBrewery, createBeer, retireBeer, deleteBeer',
+  );
+  t.ok(
+    rows.some((r) => r.startsWith('m1(name=$, city=$, country=$') && r.includes('create brewery:Brewery')),
+    'm1 is createBrewery',
+  );
+  t.ok(
+    rows.some((r) => r.startsWith('e1("<id>").m2(') && r.includes('update brewery:Brewery')),
+    'm2 updates a brewery row',
+  );
 });
 
 t.test('a write run live without a token is refused, with a hint naming mode=plan', async (t) => {
@@ -81,7 +106,14 @@ t.test('a write run live without a token is refused, with a hint naming mode=pla
   const b3 = await vendor('/breweries/b-3');
   for (const [label, send] of [
     ['text body', () => runProgram(BASE, path, create('Refused Brewing'))],
-    ['JSON body', () => call(BASE, path, { body: JSON.stringify({ program: create('Refused Brewing'), wait: true }), type: 'application/json' })],
+    [
+      'JSON body',
+      () =>
+        call(BASE, path, {
+          body: JSON.stringify({ program: create('Refused Brewing'), wait: true }),
+          type: 'application/json',
+        }),
+    ],
     ['wait=false', () => runProgram(BASE, path, create('Refused Brewing'), 'wait=false')],
     ['an update', () => runProgram(BASE, path, 'e1("b-3").m2(city="Bamberg")')],
     ['force=false', () => runProgram(BASE, path, create('Refused Brewing'), 'force=false')],
@@ -115,15 +147,26 @@ t.test('mode=plan makes no vendor call and mints pcN; the live run with it write
   t.match(meta.commit_id, /^[0-9a-f]{64}$/);
   t.equal(meta.dry_verdict, 'review');
   t.match(meta.dry_review, { verdict: 'review', flow: 'clean', mutations: 1 });
-  t.match(meta.dry_review.summary, `n1 WRITE brewery:Brewery createBrewery(name="${name}", city="Oslo", country="NO", kind="micro")`, 'the review shows the catalog default');
-  t.match(dry.body.text, new RegExp(`^dry-run ${ref}: review, 1 write; run it with its token ${ref} within 10 minutes`));
+  t.match(
+    meta.dry_review.summary,
+    `n1 WRITE brewery:Brewery createBrewery(name="${name}", city="Oslo", country="NO", kind="micro")`,
+    'the review shows the catalog default',
+  );
+  t.match(
+    dry.body.text,
+    new RegExp(`^dry-run ${ref}: review, 1 write; run it with its token ${ref} within 10 minutes`),
+  );
   t.notOk(dry.body.rows, 'a dry-run returns no rows');
   t.same((await call(BASE, `${path}/runs`)).body.runs, [], 'a dry-run is not a run');
 
   const plain = await runProgram(BASE, path, create(name), 'mode=plan', { accept: 'text/plain' });
   t.match(plain.text, /\n# plan_commit_ref: pc\d+\n/);
   t.match(plain.text, '# dry_verdict: review');
-  t.match(plain.text, /^# dry_review: verdict=review flow=clean mutations=1( max_calls=1)?$/m, 'plain text shows the review on one line (its summary is the text)');
+  t.match(
+    plain.text,
+    /^# dry_review: verdict=review flow=clean mutations=1( max_calls=1)?$/m,
+    'plain text shows the review on one line (its summary is the text)',
+  );
   t.notOk(plain.text.includes('"summary"'), 'not the dry_review object');
 
   const writes = writesOnWire();
@@ -138,7 +181,10 @@ t.test('mode=plan makes no vendor call and mints pcN; the live run with it write
   t.same(wire.slice(-1), ['POST /breweries'], 'one POST reached the vendor');
   t.equal(writesOnWire(), writes + 1);
   const st = await call(BASE, `${path}/status`);
-  t.match(st.body.plan_tokens.find((x: { ref: string }) => x.ref === ref), { commit_id: meta.commit_id, verdict: 'review', consumed: true });
+  t.match(
+    st.body.plan_tokens.find((x: { ref: string }) => x.ref === ref),
+    { commit_id: meta.commit_id, verdict: 'review', consumed: true },
+  );
 
   const again = await runProgram(BASE, path, create(name), `plan_commit_ref=${ref}`);
   t.equal(again.status, 409);
@@ -150,7 +196,10 @@ t.test('mode=plan makes no vendor call and mints pcN; the live run with it write
   // A new dry-run of the same program mints a new token that runs once more.
   const ref2 = tokenOf(t, await runProgram(BASE, path, create(name), 'mode=plan'));
   t.not(ref2, ref);
-  const viaJson = await call(BASE, path, { body: JSON.stringify({ program: create(name), plan_commit_ref: ref2 }), type: 'application/json' });
+  const viaJson = await call(BASE, path, {
+    body: JSON.stringify({ program: create(name), plan_commit_ref: ref2 }),
+    type: 'application/json',
+  });
   t.equal(viaJson.status, 200, 'plan_commit_ref in the JSON body');
   t.equal((await breweriesNamed(name)).length, 2);
 });
@@ -162,7 +211,11 @@ t.test('the token belongs to the plan, not to the spelling of the program', asyn
   const ref = tokenOf(t, dry);
   const respelled = `# the same plan\nm1( country = "NO", city="Oslo",\n  name=<<EOT\n${name}\nEOT, kind="micro")`;
   const dry2 = await runProgram(BASE, path, respelled, 'mode=plan');
-  t.equal(dry2.body._meta.svc.commit_id, dry.body._meta.svc.commit_id, 'order, spacing, heredoc and the default spelled out: one commit id');
+  t.equal(
+    dry2.body._meta.svc.commit_id,
+    dry.body._meta.svc.commit_id,
+    'order, spacing, heredoc and the default spelled out: one commit id',
+  );
   const live = await runProgram(BASE, path, respelled, `plan_commit_ref=${ref}`);
   t.equal(live.status, 200);
   t.equal((await breweriesNamed(name)).length, 1);
@@ -189,13 +242,22 @@ t.test('unknown tokens, tokens of another session and of another program are ref
   const mismatch = await runProgram(BASE, a, create('Other Brewing'), `plan_commit_ref=${refA}`);
   t.equal(mismatch.status, 409);
   t.equal(codeOf(mismatch), 'plan_token_mismatch');
-  t.match(mismatch.body.errors[0].message, (dryA.body._meta.svc.commit_id as string).slice(0, 12), 'names the commit id of the token');
-  t.match(mismatch.body.errors[0].message, (dryOther.body._meta.svc.commit_id as string).slice(0, 12), 'and that of this program');
+  t.match(
+    mismatch.body.errors[0].message,
+    (dryA.body._meta.svc.commit_id as string).slice(0, 12),
+    'names the commit id of the token',
+  );
+  t.match(
+    mismatch.body.errors[0].message,
+    (dryOther.body._meta.svc.commit_id as string).slice(0, 12),
+    'and that of this program',
+  );
   const update = await runProgram(BASE, a, 'e1("b-6").m2(city="Elsewhere")', `plan_commit_ref=${refA}`);
   t.equal(codeOf(update), 'plan_token_mismatch', 'another capability altogether');
 
   t.equal(writesOnWire(), writes, 'none of them reached the vendor');
-  for (const n of ['Nobody Brewing', 'Foreign Brewing', 'Other Brewing']) t.same(await breweriesNamed(n), [], `${n} was not created`);
+  for (const n of ['Nobody Brewing', 'Foreign Brewing', 'Other Brewing'])
+    t.same(await breweriesNamed(n), [], `${n} was not created`);
   t.not((await vendor('/breweries/b-6')).city, 'Elsewhere');
 
   const ok = await runProgram(BASE, a, create('Planned Brewing'), `plan_commit_ref=${refA}`);
@@ -242,15 +304,24 @@ t.test('force=true passes the gate without a token; the query wins over the JSON
   t.same({ ...after, city: before.city }, before, 'and changed only the city');
   t.same(forced.body.rows, [after], 'the answer is the updated row');
 
-  const body = await call(BASE, path, { body: JSON.stringify({ program: create('Forced Brewing'), force: true }), type: 'application/json' });
+  const body = await call(BASE, path, {
+    body: JSON.stringify({ program: create('Forced Brewing'), force: true }),
+    type: 'application/json',
+  });
   t.equal(body.status, 200, 'force in the JSON body');
   t.equal((await breweriesNamed('Forced Brewing')).length, 1);
 
-  const overruled = await call(BASE, `${path}?force=false`, { body: JSON.stringify({ program: create('Overruled Brewing'), force: true }), type: 'application/json' });
+  const overruled = await call(BASE, `${path}?force=false`, {
+    body: JSON.stringify({ program: create('Overruled Brewing'), force: true }),
+    type: 'application/json',
+  });
   t.equal(overruled.status, 409, 'force=false in the query wins');
   t.equal(codeOf(overruled), 'review_required');
   t.same(await breweriesNamed('Overruled Brewing'), []);
-  const winning = await call(BASE, `${path}?force=true`, { body: JSON.stringify({ program: create('Query Forced Brewing'), force: false }), type: 'application/json' });
+  const winning = await call(BASE, `${path}?force=true`, {
+    body: JSON.stringify({ program: create('Query Forced Brewing'), force: false }),
+    type: 'application/json',
+  });
   t.equal(winning.status, 200, 'force=true in the query wins');
   t.equal((await breweriesNamed('Query Forced Brewing')).length, 1);
 

@@ -38,15 +38,24 @@ function postJson(path: string, body: unknown, accept = 'application/json'): Pro
 }
 
 /** A POST with no Accept header at all (fetch would add `*\/*`). */
-function postWithoutAccept(path: string, body: string, type: string): Promise<{ status: number; type: string; text: string }> {
+function postWithoutAccept(
+  path: string,
+  body: string,
+  type: string,
+): Promise<{ status: number; type: string; text: string }> {
   const u = new URL(BASE);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path, headers: { 'content-type': type } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), text }));
-    });
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, method: 'POST', path, headers: { 'content-type': type } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -114,7 +123,14 @@ t.test('POST /execute opens a session: 201, its address and the first wave of th
   const rows = waveRows(t, a.body.wave);
   t.same(rows.map(definedSymbol), ['e1', 'r1', 'm1', 'm2'], 'Brewery, its relation and its two writes');
   t.match(rows[0]![1], /^brewery:Brewery: /);
-  t.same(rows[1], ['e1("<id>").beers[..]', 'Brewery.beers (r1) -> brewery:Beer rows (add the seed to learn its fields): Beers this brewery brews.'], 'a relation by its wire name, its r# in the meaning');
+  t.same(
+    rows[1],
+    [
+      'e1("<id>").beers[..]',
+      'Brewery.beers (r1) -> brewery:Beer rows (add the seed to learn its fields): Beers this brewery brews.',
+    ],
+    'a relation by its wire name, its r# in the meaning',
+  );
   t.match(rows[2]![1], /^create brewery:Brewery: .*write: needs review$/);
   t.match(rows[3]![1], /^update brewery:Brewery: .*write: needs review$/);
   t.notOk(a.body.wave.includes('e2'), 'no entity outside the seeds is taught');
@@ -130,18 +146,41 @@ t.test('POST /execute without seeds teaches every entity of the catalog; seeds m
   for (const seeds of [undefined, []]) {
     const { path, answer } = await openSession(BASE, { entry_id: 'brewery', ...(seeds ? { seeds } : {}) });
     const syms = await symbolsOf(path);
-    t.same(syms.entities.map((e) => e.entity), brewery.cgs.entities.map((e) => e.name), `seeds ${JSON.stringify(seeds)}: all entities in catalog order`);
-    t.same(syms.entities.map((e) => e.sym), ['e1', 'e2', 'e3']);
-    const entityRows = waveRows(t, answer.body.wave).filter((row) => /^e\d+\(/.test(row[0]) && definedSymbol(row).startsWith('e'));
+    t.same(
+      syms.entities.map((e) => e.entity),
+      brewery.cgs.entities.map((e) => e.name),
+      `seeds ${JSON.stringify(seeds)}: all entities in catalog order`,
+    );
+    t.same(
+      syms.entities.map((e) => e.sym),
+      ['e1', 'e2', 'e3'],
+    );
+    const entityRows = waveRows(t, answer.body.wave).filter(
+      (row) => /^e\d+\(/.test(row[0]) && definedSymbol(row).startsWith('e'),
+    );
     t.equal(entityRows.length, 3, 'one entity row each');
   }
-  const { path } = await openSession(BASE, { entry_id: 'brewery', seeds: ['Beer', { api: 'brewery', entity: 'Review' }] });
+  const { path } = await openSession(BASE, {
+    entry_id: 'brewery',
+    seeds: ['Beer', { api: 'brewery', entity: 'Review' }],
+  });
   const syms = await symbolsOf(path);
-  t.same(syms.entities, [{ sym: 'e1', api: 'brewery', entity: 'Beer' }, { sym: 'e2', api: 'brewery', entity: 'Review' }], 'order of the seeds is the order of the symbols');
+  t.same(
+    syms.entities,
+    [
+      { sym: 'e1', api: 'brewery', entity: 'Beer' },
+      { sym: 'e2', api: 'brewery', entity: 'Review' },
+    ],
+    'order of the seeds is the order of the symbols',
+  );
 });
 
 t.test('POST /execute answers TOON when Accept is omitted', async (t) => {
-  const a = await postWithoutAccept('/execute', JSON.stringify({ entry_id: 'helpdesk', seeds: ['Ticket'] }), 'application/json');
+  const a = await postWithoutAccept(
+    '/execute',
+    JSON.stringify({ entry_id: 'helpdesk', seeds: ['Ticket'] }),
+    'application/json',
+  );
   t.equal(a.status, 201);
   t.match(a.type, /^text\/toon/);
   const o = decode(a.text) as Record<string, any>;
@@ -164,8 +203,20 @@ t.test('POST /execute refuses bad requests and opens no session then', async (t)
     ['malformed JSON', '{"entry_id": "brewery"', 'application/json', 400, 'bad_json'],
     ['a JSON array', '["brewery"]', 'application/json', 400, 'bad_json'],
     ['seeds not a list', JSON.stringify({ entry_id: 'brewery', seeds: 'Beer' }), 'application/json', 400, 'bad_seed'],
-    ['a seed of another catalog', JSON.stringify({ entry_id: 'brewery', seeds: ['helpdesk:Ticket'] }), 'application/json', 400, 'bad_seed'],
-    ['an unknown entity', JSON.stringify({ entry_id: 'brewery', seeds: ['brewery:Brewer'] }), 'application/json', 400, 'bad_seed'],
+    [
+      'a seed of another catalog',
+      JSON.stringify({ entry_id: 'brewery', seeds: ['helpdesk:Ticket'] }),
+      'application/json',
+      400,
+      'bad_seed',
+    ],
+    [
+      'an unknown entity',
+      JSON.stringify({ entry_id: 'brewery', seeds: ['brewery:Brewer'] }),
+      'application/json',
+      400,
+      'bad_seed',
+    ],
     ['a text body', 'entry_id=brewery', 'text/plain', 415, 'unsupported_media_type'],
   ];
   for (const [label, body, type, status, code] of cases) {
@@ -182,10 +233,18 @@ t.test('POST /execute refuses bad requests and opens no session then', async (t)
   t.match(near.body.errors[0].hint, /brewery:Brewery/, 'did you mean the close entity');
   t.equal(await sessions(), before, 'no session was opened by a refused request');
   // curl -d without a content type labels the JSON as a form: it is read as JSON.
-  const form = await call(BASE, '/execute', { method: 'POST', body: JSON.stringify({ entry_id: 'brewery' }), type: 'application/x-www-form-urlencoded' });
+  const form = await call(BASE, '/execute', {
+    method: 'POST',
+    body: JSON.stringify({ entry_id: 'brewery' }),
+    type: 'application/x-www-form-urlencoded',
+  });
   t.equal(form.status, 201, 'JSON labelled as a form opens a session');
   t.type(form.body.session, 'string');
-  const formBad = await call(BASE, '/execute', { method: 'POST', body: 'entry_id=brewery', type: 'application/x-www-form-urlencoded' });
+  const formBad = await call(BASE, '/execute', {
+    method: 'POST',
+    body: 'entry_id=brewery',
+    type: 'application/x-www-form-urlencoded',
+  });
   t.equal(codeOf(formBad), 'bad_json', 'real form fields are not JSON: bad_json');
 });
 
@@ -194,7 +253,10 @@ t.test('POST /execute refuses bad requests and opens no session then', async (t)
 t.test('/context expands with a delta wave; symbols never move; federation adds a second catalog', async (t) => {
   const { path } = await openSession(BASE, { entry_id: 'brewery', seeds: ['brewery:Beer'] });
   const s1 = await symbolsOf(path);
-  t.same(s1.entities.map((e) => e.sym + '=' + e.entity), ['e1=Beer']);
+  t.same(
+    s1.entities.map((e) => e.sym + '=' + e.entity),
+    ['e1=Beer'],
+  );
 
   const a = await postJson(`${path}/context`, { seeds: ['brewery:Brewery', 'Review'] });
   t.equal(a.status, 200);
@@ -209,8 +271,15 @@ t.test('/context expands with a delta wave; symbols never move; federation adds 
   for (const k of ['entities', 'capabilities', 'relations'] as const) {
     t.same((s2[k] as unknown[]).slice(0, s1[k].length), s1[k], `${k}: earlier symbols keep their meaning`);
   }
-  t.same(s2.entities.map((e) => e.sym + '=' + e.entity), ['e1=Beer', 'e2=Brewery', 'e3=Review']);
-  t.equal(s2.teaching, `${s1.teaching}\n${a.body.wave.split('\n').slice(1).join('\n')}`, 'teaching is cumulative, one header');
+  t.same(
+    s2.entities.map((e) => e.sym + '=' + e.entity),
+    ['e1=Beer', 'e2=Brewery', 'e3=Review'],
+  );
+  t.equal(
+    s2.teaching,
+    `${s1.teaching}\n${a.body.wave.split('\n').slice(1).join('\n')}`,
+    'teaching is cumulative, one header',
+  );
 
   // e1 still means Beer after the wave.
   const beer = await runProgram(BASE, path, 'e1(1)[id,name]');
@@ -224,7 +293,11 @@ t.test('/context expands with a delta wave; symbols never move; federation adds 
   t.equal(rep.body.wave, '', 'no table');
   t.equal(rep.body.domain_revision, 2, 'nothing new: the revision stays');
   const repPlain = await postJson(`${path}/context`, { seeds: ['brewery:Beer'] }, 'text/plain');
-  t.match(repPlain.text, /^already taught: e1 \(brewery:Beer\)\n# entries: \[\{"entry_id":"brewery","cgs_hash":"[0-9a-f]{64}"\}\]\n# domain_revision: 2\n$/, 'plain text: the notice and the fields, no table');
+  t.match(
+    repPlain.text,
+    /^already taught: e1 \(brewery:Beer\)\n# entries: \[\{"entry_id":"brewery","cgs_hash":"[0-9a-f]{64}"\}\]\n# domain_revision: 2\n$/,
+    'plain text: the notice and the fields, no table',
+  );
   t.same(await symbolsOf(path), s2, 'a repeated seed changes nothing');
 
   // Federation: helpdesk joins with its own wave, numbering continues.
@@ -232,14 +305,23 @@ t.test('/context expands with a delta wave; symbols never move; federation adds 
   t.equal(f.status, 200);
   t.equal(f.body.notice, 'already taught: e3 (brewery:Review)', 'a repeated seed next to a new one');
   t.equal(f.body.domain_revision, 3);
-  t.same(f.body.entries, [{ entry_id: 'brewery', cgs_hash: brewery.cgs_hash }, { entry_id: 'helpdesk', cgs_hash: helpdesk.cgs_hash }]);
+  t.same(f.body.entries, [
+    { entry_id: 'brewery', cgs_hash: brewery.cgs_hash },
+    { entry_id: 'helpdesk', cgs_hash: helpdesk.cgs_hash },
+  ]);
   const s3 = await symbolsOf(path);
   const frows = waveRows(t, f.body.wave);
   const fadded = allSyms(s3).filter((x) => !allSyms(s2).includes(x));
   t.same(frows.map(definedSymbol).sort(), [...fadded].sort(), 'the federation wave teaches only helpdesk symbols');
   t.same(s3.entities.at(-1), { sym: 'e4', api: 'helpdesk', entity: 'Ticket' });
-  t.ok(s3.capabilities.filter((c) => c.api === 'helpdesk').every((c) => Number(c.sym.slice(1)) > s2.capabilities.length), 'm# numbering continues after brewery');
-  t.ok(frows.every(([, m]) => /helpdesk:/.test(m) && !/brewery:/.test(m)), 'every row is about helpdesk');
+  t.ok(
+    s3.capabilities.filter((c) => c.api === 'helpdesk').every((c) => Number(c.sym.slice(1)) > s2.capabilities.length),
+    'm# numbering continues after brewery',
+  );
+  t.ok(
+    frows.every(([, m]) => /helpdesk:/.test(m) && !/brewery:/.test(m)),
+    'every row is about helpdesk',
+  );
   const status = await call(BASE, `${path}/status`);
   t.same(status.body.entries, f.body.entries, '/status shows both pins');
 
@@ -283,7 +365,11 @@ t.test('/context errors: unknown session, missing seeds, all-or-nothing seeds', 
 // ---------------------------------------------------------------- /symbols, /status, /runs
 
 t.test('/status and /runs follow the runs, tokens and page handles of the session', async (t) => {
-  const { path, answer } = await openSession(BASE, { entry_id: 'brewery', intent: 'status check', seeds: ['Brewery', 'Beer'] });
+  const { path, answer } = await openSession(BASE, {
+    entry_id: 'brewery',
+    intent: 'status check',
+    seeds: ['Brewery', 'Beer'],
+  });
   const fresh = await call(BASE, `${path}/status`);
   t.equal(fresh.status, 200);
   t.equal(fresh.body.prompt_hash, answer.body.prompt_hash);
@@ -308,15 +394,35 @@ t.test('/status and /runs follow the runs, tokens and page handles of the sessio
   await runProgram(BASE, path, `page(${handleOf(r1.body.more)})[id]`);
 
   const runs = (await call(BASE, `${path}/runs`)).body.runs as Array<Record<string, unknown>>;
-  t.same(runs.map((r) => r.run_id), [r1, r2, failed].map((a) => a.body._meta.svc.run_id), 'live runs only, in order (no dry-run, no page)');
-  t.same(runs.map((r) => r.commit_id), [r1, r2, failed].map((a) => a.body._meta.svc.commit_id));
-  t.same(runs.map((r) => r.status), ['succeeded', 'succeeded', 'failed']);
-  t.same(runs.map((r) => r.rows), [r1.body.count, r2.body.count, 0]);
+  t.same(
+    runs.map((r) => r.run_id),
+    [r1, r2, failed].map((a) => a.body._meta.svc.run_id),
+    'live runs only, in order (no dry-run, no page)',
+  );
+  t.same(
+    runs.map((r) => r.commit_id),
+    [r1, r2, failed].map((a) => a.body._meta.svc.commit_id),
+  );
+  t.same(
+    runs.map((r) => r.status),
+    ['succeeded', 'succeeded', 'failed'],
+  );
+  t.same(
+    runs.map((r) => r.rows),
+    [r1.body.count, r2.body.count, 0],
+  );
   for (const r of runs) t.match(r.run_id, /^pr[0-9a-f]{64}$/);
 
   const st = await call(BASE, `${path}/status`);
   t.equal(st.body.runs, 3);
-  t.same(st.body.plan_tokens, [{ ref: dry.body._meta.svc.plan_commit_ref, commit_id: dry.body._meta.svc.commit_id, verdict: 'proceed', consumed: false }]);
+  t.same(st.body.plan_tokens, [
+    {
+      ref: dry.body._meta.svc.plan_commit_ref,
+      commit_id: dry.body._meta.svc.commit_id,
+      verdict: 'proceed',
+      consumed: false,
+    },
+  ]);
   t.equal(st.body.page_handles.length, 1, 'only the newest, unused page handle');
   t.not(st.body.page_handles[0], handleOf(r1.body.more), 'the continued handle is gone');
 
@@ -341,7 +447,10 @@ t.test('a program is a plain-text or JSON body; the query flags win over the bod
     t.equal(a.status, 200, `${type}: 200`);
     t.same(a.body.rows, expected, `${type}: the rows`);
   }
-  const j = await call(BASE, path, { body: JSON.stringify({ program, wait: true, force: false }), type: 'application/json' });
+  const j = await call(BASE, path, {
+    body: JSON.stringify({ program, wait: true, force: false }),
+    type: 'application/json',
+  });
   t.equal(j.status, 200);
   t.same(j.body.rows, expected, 'JSON body: the same rows');
   t.equal(j.body._meta.svc.mode, 'live');
@@ -349,7 +458,10 @@ t.test('a program is a plain-text or JSON body; the query flags win over the bod
   const dry = await call(BASE, path, { body: JSON.stringify({ program, mode: 'plan' }), type: 'application/json' });
   t.equal(dry.body._meta.svc.mode, 'plan', 'mode in the body');
   t.notOk(dry.body.rows, 'a dry-run has no rows');
-  const live = await call(BASE, `${path}?mode=live`, { body: JSON.stringify({ program, mode: 'plan' }), type: 'application/json' });
+  const live = await call(BASE, `${path}?mode=live`, {
+    body: JSON.stringify({ program, mode: 'plan' }),
+    type: 'application/json',
+  });
   t.equal(live.body._meta.svc.mode, 'live', 'the query wins over the body');
   t.same(live.body.rows, expected);
   const run = await runProgram(BASE, path, program, 'mode=run');
@@ -361,14 +473,39 @@ t.test('a program is a plain-text or JSON body; the query flags win over the bod
     ['wait=maybe', () => runProgram(BASE, path, program, 'wait=maybe'), 400, 'bad_arguments'],
     ['force=1', () => runProgram(BASE, path, program, 'force=1'), 400, 'bad_arguments'],
     ['plan_commit_ref=abc', () => runProgram(BASE, path, program, 'plan_commit_ref=abc'), 400, 'bad_arguments'],
-    ['JSON wait: 1', () => call(BASE, path, { body: JSON.stringify({ program, wait: 1 }), type: 'application/json' }), 400, 'bad_arguments'],
-    ['JSON plan_commit_ref: 3', () => call(BASE, path, { body: JSON.stringify({ program, plan_commit_ref: 3 }), type: 'application/json' }), 400, 'bad_arguments'],
-    ['JSON unknown key', () => call(BASE, path, { body: JSON.stringify({ program, execute: true }), type: 'application/json' }), 400, 'bad_arguments'],
-    ['JSON without program', () => call(BASE, path, { body: JSON.stringify({ wait: true }), type: 'application/json' }), 400, 'bad_arguments'],
+    [
+      'JSON wait: 1',
+      () => call(BASE, path, { body: JSON.stringify({ program, wait: 1 }), type: 'application/json' }),
+      400,
+      'bad_arguments',
+    ],
+    [
+      'JSON plan_commit_ref: 3',
+      () => call(BASE, path, { body: JSON.stringify({ program, plan_commit_ref: 3 }), type: 'application/json' }),
+      400,
+      'bad_arguments',
+    ],
+    [
+      'JSON unknown key',
+      () => call(BASE, path, { body: JSON.stringify({ program, execute: true }), type: 'application/json' }),
+      400,
+      'bad_arguments',
+    ],
+    [
+      'JSON without program',
+      () => call(BASE, path, { body: JSON.stringify({ wait: true }), type: 'application/json' }),
+      400,
+      'bad_arguments',
+    ],
     ['malformed JSON', () => call(BASE, path, { body: '{"program": ', type: 'application/json' }), 400, 'bad_json'],
     ['blank program', () => runProgram(BASE, path, '  \n '), 400, 'bad_arguments'],
     ['XML body', () => runProgram(BASE, path, '<e1/>', '', { type: 'application/xml' }), 415, 'unsupported_media_type'],
-    ['unknown session', () => runProgram(BASE, '/execute/0123456789abcdef/0123456789abcdef', program), 404, 'unknown_session'],
+    [
+      'unknown session',
+      () => runProgram(BASE, '/execute/0123456789abcdef/0123456789abcdef', program),
+      404,
+      'unknown_session',
+    ],
   ];
   for (const [label, send, status, code] of bad) {
     const a = await send();
@@ -382,7 +519,11 @@ t.test('wait=false (query or JSON body) starts the run in the background; wait(o
   const sync = await runProgram(BASE, path, 'e1(country="BE")[id,city]');
   for (const send of [
     () => runProgram(BASE, path, 'e1(country="BE")[id,city]', 'wait=false'),
-    () => call(BASE, path, { body: JSON.stringify({ program: 'e1(country="BE")[id,city]', wait: false }), type: 'application/json' }),
+    () =>
+      call(BASE, path, {
+        body: JSON.stringify({ program: 'e1(country="BE")[id,city]', wait: false }),
+        type: 'application/json',
+      }),
   ]) {
     const a = await send();
     t.equal(a.status, 202);
@@ -410,7 +551,13 @@ t.test('compile errors come back with code, position and hint, status 400', asyn
   const { path } = await openSession(BASE, { entry_id: 'brewery', seeds: ['Brewery', 'Beer'] });
   const cases: Array<[string, string, number, number, RegExp]> = [
     ['e9', 'unknown_symbol', 1, 1, /did you mean one of: `e1` \(brewery:Brewery\), `e2` \(brewery:Beer\)/],
-    ['e1(city="Berlin" limit=10)', 'syntax_error', 1, 18, /expected `,` or `\)` to close the argument list opened at 1:3/],
+    [
+      'e1(city="Berlin" limit=10)',
+      'syntax_error',
+      1,
+      18,
+      /expected `,` or `\)` to close the argument list opened at 1:3/,
+    ],
     ['e1(citty="Berlin")', 'unknown_argument', 1, 4, /did you mean `city`\?/],
     ['e1[name]\ne1(kind="nano")', 'enum_value_not_allowed', 2, 9, /allowed: micro, brewpub, regional, large/],
     ['e1(city="Berlin")[name,phone]', 'projection_unknown_field', 1, 24, /fields: `id`, `name`/],
@@ -432,14 +579,21 @@ t.test('compile errors come back with code, position and hint, status 400', asyn
     t.equal(a.body._meta.svc.code, code);
   }
   const many = await runProgram(BASE, path, 'e1(citty="Berlin")\ne2(abv="strong")\ne1("b-1").r7');
-  t.same(many.body.errors.map((e: { code: string; line: number }) => `${e.code}@${e.line}`), ['unknown_argument@1', 'unknown_argument@2', 'unknown_relation@3'], 'every error at once');
+  t.same(
+    many.body.errors.map((e: { code: string; line: number }) => `${e.code}@${e.line}`),
+    ['unknown_argument@1', 'unknown_argument@2', 'unknown_relation@3'],
+    'every error at once',
+  );
   t.equal((await call(BASE, `${path}/runs`)).body.runs.length, 0, 'no compile error ran anything');
 });
 
 t.test('relations, projections, bindings with fan-out and filters return the vendor rows', async (t) => {
   const { path } = await openSession(BASE, { entry_id: 'brewery', seeds: ['Brewery', 'Beer', 'Review'] });
   const syms = await symbolsOf(path);
-  t.same(syms.relations.map((r) => `${r.sym}=${r.entity}.${r.relation}`), ['r1=Brewery.beers', 'r2=Beer.brewery', 'r3=Beer.reviews']);
+  t.same(
+    syms.relations.map((r) => `${r.sym}=${r.entity}.${r.relation}`),
+    ['r1=Brewery.beers', 'r2=Beer.brewery', 'r3=Beer.reviews'],
+  );
 
   // A relation from a row by id (folded into one vendor call), with a projection.
   const rel = await runProgram(BASE, path, 'e1("b-1").r1[name,abv]');
@@ -448,7 +602,11 @@ t.test('relations, projections, bindings with fan-out and filters return the ven
   const vb1 = (await vendor('/breweries/b-1/beers')).body as Row[];
   t.ok(vb1.length > 0);
   t.same(rel.body.rows, pick(vb1, ['name', 'abv']));
-  t.same(await runProgram(BASE, path, 'e1("b-1").beers[name,abv]').then((a) => a.body.rows), rel.body.rows, 'the wire name of the relation is the same');
+  t.same(
+    await runProgram(BASE, path, 'e1("b-1").beers[name,abv]').then((a) => a.body.rows),
+    rel.body.rows,
+    'the wire name of the relation is the same',
+  );
 
   // A to-one relation from a beer to its brewery.
   const beer = (await vendor('/beers/7')).body as Row;
@@ -461,7 +619,10 @@ t.test('relations, projections, bindings with fan-out and filters return the ven
   t.equal(chain.status, 200);
   t.equal(chain.body.entity, 'brewery:Review', 'the last relation is returned');
   const expected: Row[] = [];
-  for (const b of (await vendor('/breweries/b-2/beers')).body as Row[]) expected.push(...pick((await vendor(`/reviews?beerId=${String(b.id)}&_page=1&_limit=25`)).body, ['beerId', 'rating']));
+  for (const b of (await vendor('/breweries/b-2/beers')).body as Row[])
+    expected.push(
+      ...pick((await vendor(`/reviews?beerId=${String(b.id)}&_page=1&_limit=25`)).body, ['beerId', 'rating']),
+    );
   t.ok(expected.length > 0);
   t.same(chain.body.rows, expected);
 
@@ -484,7 +645,10 @@ t.test('relations, projections, bindings with fan-out and filters return the ven
   const de = (await vendor('/breweries?country=DE&_page=1&_limit=10')).body as Row[];
   t.ok(de.length > 1, 'fans out over several breweries');
   const fanExpected: Row[] = [];
-  for (const b of de) fanExpected.push(...pick((await vendor(`/beers?breweryId=${String(b.id)}&_start=0&_limit=25`)).body, ['name', 'breweryId']));
+  for (const b of de)
+    fanExpected.push(
+      ...pick((await vendor(`/beers?breweryId=${String(b.id)}&_start=0&_limit=25`)).body, ['name', 'breweryId']),
+    );
   t.same(fan.body.rows, fanExpected);
   const viaRel = await runProgram(BASE, path, 'b = e1(country="DE")\nb.r1[name,breweryId]');
   t.same(viaRel.body.rows, fanExpected, 'b.r1 follows the relation from every bound row');
@@ -506,10 +670,13 @@ t.test('relations, projections, bindings with fan-out and filters return the ven
 
   // Two bare expressions: two result blocks in order.
   const two = await runProgram(BASE, path, 'e1("b-3")[name]\ne2(3)[name]');
-  t.same(two.body.results.map((b: { entity: string; rows: Row[] }) => [b.entity, b.rows]), [
-    ['brewery:Brewery', [{ name: ((await vendor('/breweries/b-3')).body as Row).name }]],
-    ['brewery:Beer', [{ name: ((await vendor('/beers/3')).body as Row).name }]],
-  ]);
+  t.same(
+    two.body.results.map((b: { entity: string; rows: Row[] }) => [b.entity, b.rows]),
+    [
+      ['brewery:Brewery', [{ name: ((await vendor('/breweries/b-3')).body as Row).name }]],
+      ['brewery:Beer', [{ name: ((await vendor('/beers/3')).body as Row).name }]],
+    ],
+  );
 });
 
 // ---------------------------------------------------------------- formats
@@ -530,9 +697,18 @@ t.test('one program in every format: TOON (default), plain, JSON, NDJSON carry t
   t.match(json.body._meta.svc, { mode: 'live', status: 'succeeded', run_id: /^pr[0-9a-f]{64}$/ });
 
   for (const accept of [undefined, 'text/toon', '*/*']) {
-    const a = accept === undefined
-      ? await postWithoutAccept(path, program, 'text/plain').then((x) => ({ status: x.status, type: x.type, text: x.text }))
-      : await runProgram(BASE, path, program, '', { accept }).then((x) => ({ status: x.status, type: String(x.headers.get('content-type')), text: x.text }));
+    const a =
+      accept === undefined
+        ? await postWithoutAccept(path, program, 'text/plain').then((x) => ({
+            status: x.status,
+            type: x.type,
+            text: x.text,
+          }))
+        : await runProgram(BASE, path, program, '', { accept }).then((x) => ({
+            status: x.status,
+            type: String(x.headers.get('content-type')),
+            text: x.text,
+          }));
     t.equal(a.status, 200);
     t.match(a.type, /^text\/toon/, `Accept ${accept ?? '(none)'}: TOON`);
     const o = decode(a.text) as Record<string, any>;
@@ -548,14 +724,21 @@ t.test('one program in every format: TOON (default), plain, JSON, NDJSON carry t
   const lines = plain.text.trimEnd().split('\n');
   t.equal(lines[0], `brewery:Brewery: ${rows.length} of ${v.total} rows`);
   t.same(lines[1]!.split(/ {2,}/), ['id', 'name', 'city', 'founded'], 'a header of the projected fields');
-  t.same(lines.slice(2, 2 + rows.length).map((l) => l.split(/ {2,}/)), rows.map((r) => [r.id, r.name, r.city, String(r.founded)]), 'one aligned line per row');
+  t.same(
+    lines.slice(2, 2 + rows.length).map((l) => l.split(/ {2,}/)),
+    rows.map((r) => [r.id, r.name, r.city, String(r.founded)]),
+    'one aligned line per row',
+  );
   t.match(lines[2 + rows.length], /^more: page\(pg\d+\)\[\.\.\]$/);
   t.ok(lines.includes(`# commit_id: ${commit}`));
   t.ok(lines.includes('# status: succeeded'));
 
   const nd = await runProgram(BASE, path, program, '', { accept: 'application/x-ndjson' });
   t.match(nd.headers.get('content-type'), /^application\/x-ndjson/);
-  const ndl = nd.text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const ndl = nd.text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
   t.equal(ndl.length, rows.length + 1, 'one line per row, then the meta line');
   t.same(ndl.slice(0, -1), rows);
   const tail = ndl.at(-1)!;
@@ -568,7 +751,11 @@ t.test('one program in every format: TOON (default), plain, JSON, NDJSON carry t
   const no = await runProgram(BASE, path, program, '', { accept: 'image/png' });
   t.equal(no.status, 406);
   t.equal(codeOf(no), 'not_acceptable');
-  t.match(no.body.errors[0].hint, /text\/toon .*application\/json, text\/plain, application\/x-ndjson/, 'the 406 lists the types served');
+  t.match(
+    no.body.errors[0].hint,
+    /text\/toon .*application\/json, text\/plain, application\/x-ndjson/,
+    'the 406 lists the types served',
+  );
   const refused = await runProgram(BASE, path, program, '', { accept: 'text/toon;q=0, */*;q=0.1' });
   t.match(refused.headers.get('content-type'), /^application\/json/, 'q=0 refuses TOON even behind a wildcard');
   t.equal((await call(BASE, `${path}/runs`)).body.runs.length, 8, 'a 406 runs nothing');
@@ -603,13 +790,21 @@ t.test('errors carry their code in every format', async (t) => {
     t.match(plain.text, `# code: ${code}`);
   }
   const caret = await runProgram(BASE, path, 'e1(citty="Berlin")', '', { accept: 'text/plain' });
-  t.equal(caret.text.split('\n').slice(0, 3).join('\n'), 'unknown_argument at 1:4: `listBreweries` (brewery:Brewery) takes no argument `citty`\n  1 | e1(citty="Berlin")\n    |    ^^^^^', 'plain compile errors point at the source');
+  t.equal(
+    caret.text.split('\n').slice(0, 3).join('\n'),
+    'unknown_argument at 1:4: `listBreweries` (brewery:Brewery) takes no argument `citty`\n  1 | e1(citty="Berlin")\n    |    ^^^^^',
+    'plain compile errors point at the source',
+  );
 });
 
 // ---------------------------------------------------------------- paging
 
 /** Runs `first`, then follows every `more` hint; returns the rows and the handles used. */
-async function follow(t: Test, path: string, first: string): Promise<{ rows: Row[]; handles: string[]; totals: number[] }> {
+async function follow(
+  t: Test,
+  path: string,
+  first: string,
+): Promise<{ rows: Row[]; handles: string[]; totals: number[] }> {
   let a = await runProgram(BASE, path, first);
   const rows: Row[] = [];
   const handles: string[] = [];
@@ -640,7 +835,10 @@ t.test('page(pgN) walks a whole collection: every vendor row exactly once', asyn
   const walk = await follow(t, path, 'e1');
   t.same(walk.rows, all, 'all breweries, in vendor order, none twice');
   t.equal(walk.handles.length, Math.ceil(all.length / 10) - 1, '10 per page');
-  t.ok(walk.totals.every((n) => n === all.length), 'every page reports the total');
+  t.ok(
+    walk.totals.every((n) => n === all.length),
+    'every page reports the total',
+  );
   t.same((await call(BASE, `${path}/status`)).body.page_handles, [], 'no open handle after the last page');
 
   // limit=N buffers what the vendor sent beyond N; offset paging on beers.
@@ -682,5 +880,9 @@ t.test('page(pgN) projections, unknown handles and handles of another session', 
   t.equal(p.body._meta.svc.mode, 'live');
   t.notOk(p.body._meta.svc.run_id, 'a continuation is not a stored run');
   const next = await runProgram(BASE, a.path, `page(${handleOf(p.body.more)})[id]`);
-  t.same(next.body.rows, pick((await vendor('/breweries?_page=3&_limit=10')).body, ['id']), 'the handle under a continued page continues');
+  t.same(
+    next.body.rows,
+    pick((await vendor('/breweries?_page=3&_limit=10')).body, ['id']),
+    'the handle under a continued page continues',
+  );
 });

@@ -19,7 +19,16 @@ import { InboundAuth } from '../../server/auth/inbound.js';
 import { DEFAULT_MAX_RUNNING_OPS, TERMINAL_OPS_KEPT } from '../../server/execute/operations.js';
 import type { OpDescriptor, SessionKey, SessionState } from '../../server/execute/state.js';
 import { streamOperation } from '../../server/http/sse.js';
-import { call, codeOf, openSession, runProgram, startStack, type Answer, type CallInit, type Stack } from '../_helpers/server.js';
+import {
+  call,
+  codeOf,
+  openSession,
+  runProgram,
+  startStack,
+  type Answer,
+  type CallInit,
+  type Stack,
+} from '../_helpers/server.js';
 import { startFaultVendor, type FaultVendor, type RecordedRequest, type Reply } from '../_helpers/fault-vendor.js';
 
 // ---------------------------------------------------------------- helpers
@@ -27,7 +36,12 @@ import { startFaultVendor, type FaultVendor, type RecordedRequest, type Reply } 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Poll `probe` until it yields a value (bounded: `tries` x `every` ms); throws naming `what`. */
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, tries = 400, every = 25): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  tries = 400,
+  every = 25,
+): Promise<T> {
   for (let i = 0; i < tries; i++) {
     const v = await probe();
     if (v !== undefined && v !== false) return v;
@@ -36,7 +50,13 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
   throw new Error(`gave up waiting for ${what}`);
 }
 
-interface OpMeta { n?: string; '~'?: string; s?: string; l?: string; r?: string }
+interface OpMeta {
+  n?: string;
+  '~'?: string;
+  s?: string;
+  l?: string;
+  r?: string;
+}
 
 /** `_meta.svc.op` of a JSON answer. */
 const opOf = (a: Answer): OpMeta => (a.body._meta?.svc?.op ?? {}) as OpMeta;
@@ -45,7 +65,14 @@ const TERMINAL = new Set(['!', 'x', '?']);
 const RUN_ID = /^pr[0-9a-f]{64}$/;
 
 /** Start `program` in the background; asserts the 202 accept and returns the handle. */
-async function start(t: Test, stack: Stack, path: string, program: string, query = 'wait=false', init: CallInit = {}): Promise<string> {
+async function start(
+  t: Test,
+  stack: Stack,
+  path: string,
+  program: string,
+  query = 'wait=false',
+  init: CallInit = {},
+): Promise<string> {
   const a = await runProgram(stack.url, path, program, query, init);
   t.equal(a.status, 202, `accepted: ${program}`);
   const handle = opOf(a).n;
@@ -53,8 +80,10 @@ async function start(t: Test, stack: Stack, path: string, program: string, query
   return handle;
 }
 
-const wait = (stack: Stack, path: string, handle: string, init: CallInit = {}) => runProgram(stack.url, path, `wait(${handle})`, '', init);
-const cancel = (stack: Stack, path: string, handle: string, init: CallInit = {}) => runProgram(stack.url, path, `cancel(${handle})`, '', init);
+const wait = (stack: Stack, path: string, handle: string, init: CallInit = {}) =>
+  runProgram(stack.url, path, `wait(${handle})`, '', init);
+const cancel = (stack: Stack, path: string, handle: string, init: CallInit = {}) =>
+  runProgram(stack.url, path, `cancel(${handle})`, '', init);
 
 /** Poll `wait(handle)` until a terminal sign; the terminal answer. */
 function finish(stack: Stack, path: string, handle: string): Promise<Answer> {
@@ -98,7 +127,14 @@ function beer(id: number, name: string): Record<string, unknown> {
 }
 
 function review(id: number): Record<string, unknown> {
-  return { id, beerId: 1 + (id % 7), rating: 1 + (id % 5), author: `r${id}`, text: 'fine', createdAt: '2024-01-01T00:00:00Z' };
+  return {
+    id,
+    beerId: 1 + (id % 7),
+    rating: 1 + (id % 5),
+    author: `r${id}`,
+    text: 'fine',
+    createdAt: '2024-01-01T00:00:00Z',
+  };
 }
 
 /** A request held until the test releases its gate. */
@@ -108,14 +144,20 @@ class Gates {
     let g = this.gates.get(name);
     if (!g) {
       let open!: () => void;
-      const p = new Promise<void>((r) => { open = r; });
+      const p = new Promise<void>((r) => {
+        open = r;
+      });
       g = { p, open };
       this.gates.set(name, g);
     }
     return g;
   }
-  wait(name: string): Promise<void> { return this.get(name).p; }
-  release(name: string): void { this.get(name).open(); }
+  wait(name: string): Promise<void> {
+    return this.get(name).p;
+  }
+  release(name: string): void {
+    this.get(name).open();
+  }
 }
 
 /** Rows the gated `GET /beers` serves for `name_like=<name>`. */
@@ -124,7 +166,11 @@ function beersNamed(name: string): Array<Record<string, unknown>> {
   return Array.from({ length: n }, (_, i) => beer(name.length * 1000 + i + 1, `${name}-${i + 1}`));
 }
 
-interface Gated { vendor: FaultVendor; gates: Gates; hits(name: string): RecordedRequest[] }
+interface Gated {
+  vendor: FaultVendor;
+  gates: Gates;
+  hits(name: string): RecordedRequest[];
+}
 
 /**
  * A fault vendor whose `GET /beers?name_like=<name>` waits for `gates.release(name)` (offset
@@ -142,10 +188,24 @@ async function gatedVendor(t: Test): Promise<Gated> {
       if (name !== 'paged' || from > 0) await gates.wait(name);
       return { json: all.slice(from, from + size), headers: { 'x-total-count': String(all.length) } };
     },
-    'GET /breweries/:id': (req) => ({ json: { id: req.params.id, name: `Brewery ${req.params.id}`, city: 'Ghent', country: 'BE', kind: 'micro', founded: 2001, website: 'https://b.example' } }),
+    'GET /breweries/:id': (req) => ({
+      json: {
+        id: req.params.id,
+        name: `Brewery ${req.params.id}`,
+        city: 'Ghent',
+        country: 'BE',
+        kind: 'micro',
+        founded: 2001,
+        website: 'https://b.example',
+      },
+    }),
   });
   t.teardown(() => vendor.close());
-  return { vendor, gates, hits: (name) => vendor.requests.filter((r) => r.path === '/beers' && r.query.get('name_like') === name) };
+  return {
+    vendor,
+    gates,
+    hits: (name) => vendor.requests.filter((r) => r.path === '/beers' && r.query.get('name_like') === name),
+  };
 }
 
 interface Stream {
@@ -176,7 +236,9 @@ async function openStream(url: string): Promise<Stream> {
         if (done) break;
         parser.feed(dec.decode(value, { stream: true }));
       }
-    } catch { /* aborted by the client */ }
+    } catch {
+      /* aborted by the client */
+    }
     ended = true;
   })();
   return { status: res.status, events, comments, closed, ended: () => ended, abort: () => ac.abort() };
@@ -214,7 +276,11 @@ t.test('wait=false accepts with `+`; wait(oN) answers `~` then `=`; the end is `
   t.equal(same.status, 200);
   t.equal(opOf(same)['~'], '=', 'nothing changed: `=`');
   t.equal(opOf(same).s, 'running');
-  t.match(opOf(same).l, /^= o1 running, unchanged since the last poll: 0\/1 steps, 0 pages, 0 rows/, 'the `=` line repeats the counts');
+  t.match(
+    opOf(same).l,
+    /^= o1 running, unchanged since the last poll: 0\/1 steps, 0 pages, 0 rows/,
+    'the `=` line repeats the counts',
+  );
   t.equal(g.hits('one').length, 1, 'one vendor request so far, still held');
 
   // The same poll in plain text.
@@ -232,7 +298,11 @@ t.test('wait=false accepts with `+`; wait(oN) answers `~` then `=`; the end is `
   t.match(end.r, RUN_ID, '`r` is the run artifact id');
   t.equal(done.body._meta.svc.run_id, end.r, 'run_id and op.r agree');
   t.equal(done.body._meta.svc.status, 'succeeded');
-  t.same(done.body.rows, beersNamed('one').map((b) => ({ id: b.id, name: b.name })), 'the rows are what the vendor served, projected');
+  t.same(
+    done.body.rows,
+    beersNamed('one').map((b) => ({ id: b.id, name: b.name })),
+    'the rows are what the vendor served, projected',
+  );
   t.equal(done.body.count, 3);
 
   // Succeeded -> wait again: same end, rows read back from the run artifact store.
@@ -244,7 +314,10 @@ t.test('wait=false accepts with `+`; wait(oN) answers `~` then `=`; the end is `
   t.same(snap?.steps[0]?.rows, done.body.rows, 'the run artifact stored under op.r holds the rows');
   const blocks = (await opAt(stack, path, 'o1')).blocks ?? [];
   t.equal(blocks.length, 1);
-  t.notOk(blocks.some((b) => 'rows' in b), 'the operation keeps no rows in memory: they are read back from the store');
+  t.notOk(
+    blocks.some((b) => 'rows' in b),
+    'the operation keeps no rows in memory: they are read back from the store',
+  );
 
   // cancel after done: answers that end, changes nothing.
   const late = await cancel(stack, path, 'o1');
@@ -262,10 +335,15 @@ t.test('`~` again once progress advanced (coalesced), then `=`', async (t) => {
   // limit=120 reads pages of 100 (the catalog's max_page_size): page 1 comes at once, page 2 is
   // held, so the running update of page 1 reaches wait(oN) once coalesced (about 2 s).
   const h = await start(t, stack, path, 'e2(name="paged", limit=120)[id]');
-  const moved = await until('a `~` line with the first page', async () => {
-    const a = await wait(stack, path, h);
-    return opOf(a)['~'] === '~' && counts(opOf(a).l).pages === 1 ? a : undefined;
-  }, 200, 50);
+  const moved = await until(
+    'a `~` line with the first page',
+    async () => {
+      const a = await wait(stack, path, h);
+      return opOf(a)['~'] === '~' && counts(opOf(a).l).pages === 1 ? a : undefined;
+    },
+    200,
+    50,
+  );
   t.same(counts(opOf(moved).l), { done: 0, pages: 1, rows: 100 }, '`~` shows the advanced counts');
   t.equal(opOf(moved).s, 'running');
   const still = await wait(stack, path, h);
@@ -275,7 +353,11 @@ t.test('`~` again once progress advanced (coalesced), then `=`', async (t) => {
   const done = await finish(stack, path, h);
   t.equal(opOf(done)['~'], '!');
   t.same(counts(opOf(done).l), { done: 1, pages: 2, rows: 120 });
-  t.same(done.body.rows, beersNamed('paged').map((b) => ({ id: b.id })), 'both pages, in order');
+  t.same(
+    done.body.rows,
+    beersNamed('paged').map((b) => ({ id: b.id })),
+    'both pages, in order',
+  );
 });
 
 t.test('cancel(oN): `x`; cancel twice and wait after cancel answer the same `x`', async (t) => {
@@ -363,19 +445,22 @@ t.test('unknown handles and handles of another session: unknown_operation_handle
     t.equal(codeOf(r), 'unknown_operation_handle');
   }
   const stream = await call(stack.url, `${b.path}/operations/${h}/stream`);
-  t.equal(stream.status, 404, 'the stream of another session\'s handle: 404');
+  t.equal(stream.status, 404, "the stream of another session's handle: 404");
   t.equal(codeOf(stream), 'unknown_operation_handle');
-  t.equal(opOf(await wait(stack, a.path, h)).s, 'running', 'a\'s o1 is still running');
+  t.equal(opOf(await wait(stack, a.path, h)).s, 'running', "a's o1 is still running");
 
   // b's own o1 is another operation.
   const hb = await start(t, stack, b.path, 'e2(name="theirs")[id]');
   t.equal(hb, 'o1', 'handles are minted per session');
   t.equal(opOf(await cancel(stack, b.path, hb))['~'], 'x', 'b cancels its own o1');
-  t.equal(opOf(await wait(stack, a.path, h)).s, 'running', 'a\'s o1 is untouched');
+  t.equal(opOf(await wait(stack, a.path, h)).s, 'running', "a's o1 is untouched");
   g.gates.release('mine');
   const done = await finish(stack, a.path, h);
   t.equal(opOf(done)['~'], '!');
-  t.same(done.body.rows, beersNamed('mine').map((x) => ({ id: x.id })));
+  t.same(
+    done.body.rows,
+    beersNamed('mine').map((x) => ({ id: x.id })),
+  );
 
   // A page handle or a malformed handle is not an operation either.
   const pg = await runProgram(stack.url, a.path, 'wait(pg1)');
@@ -390,7 +475,10 @@ t.test('parallel operations on one session are independent', async (t) => {
   const h1 = await start(t, stack, path, 'e2(name="first")[id,name]');
   const h2 = await start(t, stack, path, 'e2(name="second")[id,name]');
   // JSON body form of wait=false.
-  const acc3 = await call(stack.url, path, { body: JSON.stringify({ program: 'e2(name="third")[id,name]', wait: false }), type: 'application/json' });
+  const acc3 = await call(stack.url, path, {
+    body: JSON.stringify({ program: 'e2(name="third")[id,name]', wait: false }),
+    type: 'application/json',
+  });
   t.equal(acc3.status, 202, 'wait:false in a JSON body starts an operation');
   const h3 = opOf(acc3).n!;
   t.same([h1, h2, h3], ['o1', 'o2', 'o3'], 'one handle each, in order');
@@ -398,7 +486,11 @@ t.test('parallel operations on one session are independent', async (t) => {
   g.gates.release('second');
   const d2 = await finish(stack, path, h2);
   t.equal(opOf(d2)['~'], '!', 'o2 ended');
-  t.same(d2.body.rows, beersNamed('second').map((b) => ({ id: b.id, name: b.name })), 'o2 has its own rows');
+  t.same(
+    d2.body.rows,
+    beersNamed('second').map((b) => ({ id: b.id, name: b.name })),
+    'o2 has its own rows',
+  );
   t.equal(opOf(await wait(stack, path, h1)).s, 'running', 'o1 still runs');
   t.equal(opOf(await wait(stack, path, h3)).s, 'running', 'o3 still runs');
 
@@ -410,13 +502,17 @@ t.test('parallel operations on one session are independent', async (t) => {
   g.gates.release('first');
   const d1 = await finish(stack, path, h1);
   t.equal(opOf(d1)['~'], '!');
-  t.same(d1.body.rows, beersNamed('first').map((b) => ({ id: b.id, name: b.name })), 'o1 has its own rows');
+  t.same(
+    d1.body.rows,
+    beersNamed('first').map((b) => ({ id: b.id, name: b.name })),
+    'o1 has its own rows',
+  );
   const ids = [opOf(d1).r, opOf(d2).r, opOf(x3).r];
   t.equal(new Set(ids).size, 3, 'three runs, three artifacts');
   t.equal(g.hits('third').length, 1, 'the cancelled one sent nothing after its first request');
 });
 
-t.test('a live run from the json-server vendor: the rows are the vendor\'s data', async (t) => {
+t.test("a live run from the json-server vendor: the rows are the vendor's data", async (t) => {
   const stack = await startStack(t);
   const { path } = await openSession(stack.url, { entry_id: 'brewery' });
   const h = await start(t, stack, path, 'e2(limit=1000)[id,name,style]');
@@ -425,7 +521,11 @@ t.test('a live run from the json-server vendor: the rows are the vendor\'s data'
   t.equal(end['~'], '!');
   const direct = (await (await fetch(`${stack.vendorUrl}/beers`)).json()) as Array<Record<string, unknown>>;
   t.equal(direct.length, 130, 'the vendor holds 130 beers');
-  t.same(done.body.rows, direct.map((b) => ({ id: b.id, name: b.name, style: b.style })), 'every beer, in the vendor\'s order');
+  t.same(
+    done.body.rows,
+    direct.map((b) => ({ id: b.id, name: b.name, style: b.style })),
+    "every beer, in the vendor's order",
+  );
   t.same(counts(end.l), { done: 1, pages: Math.ceil(130 / 100), rows: 130 }, 'the `!` line counts pages and rows');
   t.equal(done.body.total, 130);
 });
@@ -477,7 +577,9 @@ t.test('SVC_MAX_RUNNING_OPS_PER_SESSION: the next start fails with too_many_oper
 
 t.test('cancel mid-run against a slow vendor: nothing more reaches the vendor', async (t) => {
   let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const vendor = await startFaultVendor({
     // Offset pagination that never runs out: every page is full. Pages 1 to 3 come at once, the
     // fourth is held until the test releases it, so the cancel lands mid-run whatever the timing.
@@ -485,11 +587,17 @@ t.test('cancel mid-run against a slow vendor: nothing more reaches the vendor', 
       const page = Number(req.query.get('_page') ?? 1);
       const size = Number(req.query.get('_limit') ?? 25);
       if (page >= 4) await held;
-      return { json: Array.from({ length: size }, (_, i) => review((page - 1) * size + i + 1)), headers: { 'x-total-count': '100000' } };
+      return {
+        json: Array.from({ length: size }, (_, i) => review((page - 1) * size + i + 1)),
+        headers: { 'x-total-count': '100000' },
+      };
     },
     'GET /breweries': { hang: true },
   });
-  t.teardown(() => { release(); return vendor.close(); });
+  t.teardown(() => {
+    release();
+    return vendor.close();
+  });
   const stack = await startStack(t, { vendorUrl: vendor.url });
   const { path } = await openSession(stack.url, { entry_id: 'brewery' });
 
@@ -523,11 +631,16 @@ t.test('cancel mid-run against the json-server vendor (a long paginated read)', 
   const stack = await startStack(t, { vendorUrl: demo.url, runtime: { progressIntervalMs: 0 } });
   const { path } = await openSession(stack.url, { entry_id: 'brewery' });
   const h = await start(t, stack, path, 'e3(limit=10000)[id]', 'wait=false&force=true');
-  const moving = await until('two pages read', async () => {
-    const a = await wait(stack, path, h);
-    if (TERMINAL.has(opOf(a)['~'] ?? '')) throw new Error(`${h} ended before it could be cancelled: ${opOf(a).l}`);
-    return counts(opOf(a).l).pages >= 2 ? a : undefined;
-  }, 2000, 1);
+  const moving = await until(
+    'two pages read',
+    async () => {
+      const a = await wait(stack, path, h);
+      if (TERMINAL.has(opOf(a)['~'] ?? '')) throw new Error(`${h} ended before it could be cancelled: ${opOf(a).l}`);
+      return counts(opOf(a).l).pages >= 2 ? a : undefined;
+    },
+    2000,
+    1,
+  );
   const seen = counts(opOf(moving).l).pages;
   const x = await cancel(stack, path, h);
   t.equal(opOf(x)['~'], 'x', 'cancelled mid-run');
@@ -569,10 +682,14 @@ t.test('SSE: snapshot first, progress, terminal last, then the stream closes; tw
     t.equal(kinds[kinds.length - 1], 'terminal', `listener ${i + 1}: terminal last`);
     t.equal(kinds.filter((k) => k === 'terminal').length, 1, `listener ${i + 1}: one terminal`);
     t.equal(kinds.filter((k) => k === 'snapshot').length, 1, `listener ${i + 1}: one snapshot`);
-    t.ok(kinds.slice(1, -1).every((k) => k === 'progress'), `listener ${i + 1}: progress in between`);
+    t.ok(
+      kinds.slice(1, -1).every((k) => k === 'progress'),
+      `listener ${i + 1}: progress in between`,
+    );
     t.ok(kinds.includes('progress'), `listener ${i + 1}: the step's end came as progress`);
     t.equal(s.events[s.events.length - 1]?.data, end.l, `listener ${i + 1}: terminal data is the \`!\` line`);
-    for (const e of s.events.slice(1, -1)) t.match(e.data, new RegExp(`^~ ${h} running: `), `listener ${i + 1}: progress data is a \`~\` line`);
+    for (const e of s.events.slice(1, -1))
+      t.match(e.data, new RegExp(`^~ ${h} running: `), `listener ${i + 1}: progress data is a \`~\` line`);
     t.ok(s.ended(), `listener ${i + 1}: the server closed the stream`);
   }
   t.equal(listenersOf(stack, path, h), 0, 'no listener is left');
@@ -592,14 +709,24 @@ t.test('SSE: a finished operation streams its snapshot and terminal; failures an
   const kinds = s.events.map((e) => e.event);
   t.equal(kinds[0], 'snapshot');
   t.equal(kinds[kinds.length - 1], 'terminal', 'a cancel ends a live stream with terminal');
-  t.ok(kinds.slice(1, -1).every((k) => k === 'progress'), 'progress only in between');
+  t.ok(
+    kinds.slice(1, -1).every((k) => k === 'progress'),
+    'progress only in between',
+  );
   t.equal(s.events[s.events.length - 1]?.data, cancelled.l, 'its data is the `x` line');
   t.ok(s.ended(), 'and the stream closed');
 
-  for (const [h, end] of [[bad, failed], [held, cancelled]] as const) {
+  for (const [h, end] of [
+    [bad, failed],
+    [held, cancelled],
+  ] as const) {
     const r = await openStream(`${stack.url}${path}/operations/${h}/stream`);
     await r.closed;
-    t.same(r.events.map((e) => e.event), ['snapshot', 'terminal'], `${h}: snapshot and terminal only`);
+    t.same(
+      r.events.map((e) => e.event),
+      ['snapshot', 'terminal'],
+      `${h}: snapshot and terminal only`,
+    );
     t.equal(r.events[0]?.data, end.l, `${h}: the snapshot is the end line`);
     t.equal(r.events[1]?.data, end.l, `${h}: so is the terminal`);
   }
@@ -624,7 +751,10 @@ t.test('SSE: a client that aborts frees its listener', async (t) => {
   g.gates.release('leave');
   await stay.closed;
   t.equal(stay.events[stay.events.length - 1]?.event, 'terminal', 'the remaining listener still gets terminal');
-  t.notOk(leave.events.some((e) => e.event === 'terminal'), 'the aborted one got nothing more');
+  t.notOk(
+    leave.events.some((e) => e.event === 'terminal'),
+    'the aborted one got nothing more',
+  );
   t.equal(listenersOf(stack, path, h), 0);
 });
 
@@ -638,11 +768,24 @@ t.test('SSE heartbeats: comment lines while the operation is idle', async (t) =>
   const watch = await stack.app.service.watch(keyOf(path), h);
   const server = createServer((req, res) => streamOperation(req, res, watch, 20));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   const s = await openStream(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
   await until('three heartbeats', () => s.comments.length >= 3 || undefined);
-  t.ok(s.comments.every((c) => c.trim() === 'keep-alive'), 'heartbeats are `: keep-alive` comments');
-  t.same(s.events.map((e) => e.event), ['snapshot'], 'heartbeats are no events');
+  t.ok(
+    s.comments.every((c) => c.trim() === 'keep-alive'),
+    'heartbeats are `: keep-alive` comments',
+  );
+  t.same(
+    s.events.map((e) => e.event),
+    ['snapshot'],
+    'heartbeats are no events',
+  );
   g.gates.release('beat');
   await s.closed;
   t.equal(s.events[s.events.length - 1]?.event, 'terminal');
@@ -656,7 +799,13 @@ t.test('SSE heartbeats: comment lines while the operation is idle', async (t) =>
 t.test('GET .../artifacts/:run_id: the stored snapshot, only within its session', async (t) => {
   const ACME = 'key-acme-0f3c9a1e';
   const GLOBEX = 'key-globex-7b2d4e6a';
-  const auth = new InboundAuth({ mode: 'required', apiKeys: [{ key: ACME, tenant_id: 'acme', subject: 'a' }, { key: GLOBEX, tenant_id: 'globex', subject: 'g' }] });
+  const auth = new InboundAuth({
+    mode: 'required',
+    apiKeys: [
+      { key: ACME, tenant_id: 'acme', subject: 'a' },
+      { key: GLOBEX, tenant_id: 'globex', subject: 'g' },
+    ],
+  });
   const stack = await startStack(t, { auth });
   const acme = { 'x-api-key': ACME };
   const globex = { 'x-api-key': GLOBEX };
@@ -680,7 +829,11 @@ t.test('GET .../artifacts/:run_id: the stored snapshot, only within its session'
   t.equal(art.body.status, 'succeeded');
   t.equal(art.body.plan_commit_id, acc.body._meta.svc.commit_id, 'the snapshot is of the accepted plan');
   t.equal(art.body.program, program, 'with its program');
-  t.same(art.body.session, { prompt_hash: path.split('/')[2], session: path.split('/')[3], tenant: 'acme' }, 'and its session and tenant');
+  t.same(
+    art.body.session,
+    { prompt_hash: path.split('/')[2], session: path.split('/')[3], tenant: 'acme' },
+    'and its session and tenant',
+  );
   t.same(art.body.returns, ['n1']);
   t.same(art.body.steps[0].rows, done.body.rows, 'the stored rows are the rows `!` answered');
   t.ok(done.body.rows.length > 0, 'there are rows');
@@ -707,7 +860,7 @@ t.test('GET .../artifacts/:run_id: the stored snapshot, only within its session'
   t.notMatch(sibling.text, /rows|steps/, 'nothing of the run leaks');
 
   const intruder = await call(stack.url, `${path}/artifacts/${runId}`, { headers: globex });
-  t.equal(intruder.status, 403, 'another tenant on the owner\'s session path: 403');
+  t.equal(intruder.status, 403, "another tenant on the owner's session path: 403");
   t.equal(codeOf(intruder), 'forbidden');
   const viaOwn = await call(stack.url, `${foreign.path}/artifacts/${runId}`, { headers: globex });
   t.equal(viaOwn.status, 404, 'another tenant through its own session: 404');
@@ -717,7 +870,7 @@ t.test('GET .../artifacts/:run_id: the stored snapshot, only within its session'
   const w = await runProgram(stack.url, path, `wait(${h})`, '', { headers: globex });
   t.equal(w.status, 403);
   const w2 = await runProgram(stack.url, foreign.path, `wait(${h})`, '', { headers: globex });
-  t.equal(codeOf(w2), 'unknown_operation_handle', 'the handle means nothing in the other tenant\'s session');
+  t.equal(codeOf(w2), 'unknown_operation_handle', "the handle means nothing in the other tenant's session");
 });
 
 // ---------------------------------------------------------------- memory bound
@@ -736,7 +889,10 @@ t.test(`a session keeps at most ${TERMINAL_OPS_KEPT} terminal operations`, async
   t.equal(handles[total - 1], `o${total}`);
   const ops = (await sessionOf(stack, path)).ops;
   t.equal(ops.size, TERMINAL_OPS_KEPT, `the session holds ${TERMINAL_OPS_KEPT} operations`);
-  t.ok([...ops.values()].every((o) => o.state !== 'running'), 'all of them terminal');
+  t.ok(
+    [...ops.values()].every((o) => o.state !== 'running'),
+    'all of them terminal',
+  );
   t.same([...ops.keys()], handles.slice(total - TERMINAL_OPS_KEPT), 'the newest are kept');
   for (const h of handles.slice(0, total - TERMINAL_OPS_KEPT)) {
     const a = await wait(stack, path, h);
@@ -762,7 +918,10 @@ t.test('an operation that ends after many others is kept: the earliest ended are
   g.gates.release('long');
   const end = await finish(stack, path, long);
   t.equal(opOf(end)['~'], '!', `${long} answers its end right after it ended`);
-  t.same(end.body.rows, beersNamed('long').map((b) => ({ id: b.id })));
+  t.same(
+    end.body.rows,
+    beersNamed('long').map((b) => ({ id: b.id })),
+  );
   const ops = (await sessionOf(stack, path)).ops;
   t.equal(ops.size, TERMINAL_OPS_KEPT, 'still at most the kept count');
   t.ok(ops.has(long), `${long} is kept`);
@@ -812,13 +971,22 @@ t.test('page(pgN): a failed continuation leaves the handle usable; mode=plan is 
   const vendor = await startFaultVendor({
     'GET /beers': (req): Reply => {
       const from = Number(req.query.get('_start') ?? 0);
-      if (from > 0 && failNext) { failNext = false; return { status: 503, json: { message: 'try later' } }; }
+      if (from > 0 && failNext) {
+        failNext = false;
+        return { status: 503, json: { message: 'try later' } };
+      }
       const all = Array.from({ length: 30 }, (_, i) => beer(i + 1, `b${i + 1}`));
-      return { json: all.slice(from, from + Number(req.query.get('_limit') ?? 25)), headers: { 'x-total-count': '30' } };
+      return {
+        json: all.slice(from, from + Number(req.query.get('_limit') ?? 25)),
+        headers: { 'x-total-count': '30' },
+      };
     },
   });
   t.teardown(() => vendor.close());
-  const stack = await startStack(t, { vendorUrl: vendor.url, runtime: { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 1 } } });
+  const stack = await startStack(t, {
+    vendorUrl: vendor.url,
+    runtime: { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 1 } },
+  });
   const { path } = await openSession(stack.url, { entry_id: 'brewery' });
   const first = await runProgram(stack.url, path, 'e2(limit=10)[id]');
   t.equal(first.status, 200);
@@ -837,7 +1005,10 @@ t.test('page(pgN): a failed continuation leaves the handle usable; mode=plan is 
   t.equal(codeOf(failed), 'vendor_error');
   const retried = await runProgram(stack.url, path, `page(${h})`);
   t.equal(retried.status, 200, 'the same handle works on retry');
-  t.same(retried.body.rows.map((r: { id: number }) => r.id), [11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+  t.same(
+    retried.body.rows.map((r: { id: number }) => r.id),
+    [11, 12, 13, 14, 15, 16, 17, 18, 19, 20],
+  );
   const again = await runProgram(stack.url, path, `page(${h})`);
   t.equal(again.status, 200, 'after a success the handle can be sent again (an answer lost in transit)');
   t.same(again.body.rows, retried.body.rows, 'the same page');

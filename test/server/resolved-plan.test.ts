@@ -45,7 +45,12 @@ async function client(entry = 'brewery'): Promise<Client> {
 
 /** POST a resolved-plan body. */
 function sendPlan(path: string, body: unknown, query = '', init: CallInit = {}): Promise<Answer> {
-  return call(BASE, `${path}/plan${query ? `?${query}` : ''}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), type: RESOLVED_PLAN_TYPE, ...init });
+  return call(BASE, `${path}/plan${query ? `?${query}` : ''}`, {
+    method: 'POST',
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    type: RESOLVED_PLAN_TYPE,
+    ...init,
+  });
 }
 
 /** A deep copy to tamper with. */
@@ -70,16 +75,20 @@ const WRITE = (name: string) => `m1(name="${name}", city="Ghent", country="BE")`
 
 // ---------------------------------------------------------------- good plans
 
-t.test('a client-compiled plan runs and returns the vendor\'s rows', async (t) => {
+t.test("a client-compiled plan runs and returns the vendor's rows", async (t) => {
   const c = await client();
   const { plan, commit_id } = c.compile(IPA);
   const a = await sendPlan(c.path, { plan, program: IPA });
   t.equal(a.status, 200, a.text.slice(0, 200));
   const direct = await vendorJson('/beers?style=IPA');
   t.ok(direct.length > 0, 'the vendor has IPAs');
-  t.same(a.body.rows, direct.map((b) => ({ id: b.id, name: b.name, style: b.style })), 'the rows are the vendor\'s IPAs, projected');
+  t.same(
+    a.body.rows,
+    direct.map((b) => ({ id: b.id, name: b.name, style: b.style })),
+    "the rows are the vendor's IPAs, projected",
+  );
   t.equal(a.body.entity, 'brewery:Beer');
-  t.equal(a.body._meta.svc.commit_id, commit_id, 'the server\'s commit id is the client\'s');
+  t.equal(a.body._meta.svc.commit_id, commit_id, "the server's commit id is the client's");
   t.equal(a.body._meta.svc.status, 'succeeded');
   const runId = a.body._meta.svc.run_id as string;
   t.match(runId, /^pr[0-9a-f]{64}$/);
@@ -112,13 +121,20 @@ t.test('a multi-step plan (relation fan-out) runs', async (t) => {
   const de = await vendorJson('/breweries?country=DE');
   const beers = (await Promise.all(de.map((b) => vendorJson(`/breweries/${b.id}/beers`)))).flat();
   t.ok(beers.length > 0);
-  t.same(a.body.rows, beers.map((b) => ({ name: b.name })), 'the beers of the German breweries');
+  t.same(
+    a.body.rows,
+    beers.map((b) => ({ name: b.name })),
+    'the beers of the German breweries',
+  );
 });
 
 t.test('a resolved plan with wait=false starts an operation', async (t) => {
   const c = await client();
   const { plan, commit_id } = c.compile(IPA);
-  for (const [how, query, body] of [['query', 'wait=false', { plan }], ['body', '', { plan, wait: false }]] as const) {
+  for (const [how, query, body] of [
+    ['query', 'wait=false', { plan }],
+    ['body', '', { plan, wait: false }],
+  ] as const) {
     const acc = await sendPlan(c.path, body, query);
     t.equal(acc.status, 202, `wait=false in the ${how}: 202`);
     const op = acc.body._meta.svc.op as { n: string; '~': string; s: string; l: string };
@@ -135,7 +151,11 @@ t.test('a resolved plan with wait=false starts an operation', async (t) => {
     if (!end) throw new Error(`${op.n} did not end`);
     t.equal(end.body._meta.svc.op['~'], '!', `${how}: succeeded`);
     const direct = await vendorJson('/beers?style=IPA');
-    t.same(end.body.rows, direct.map((b) => ({ id: b.id, name: b.name, style: b.style })), `${how}: the vendor's rows`);
+    t.same(
+      end.body.rows,
+      direct.map((b) => ({ id: b.id, name: b.name, style: b.style })),
+      `${how}: the vendor's rows`,
+    );
   }
 });
 
@@ -162,7 +182,10 @@ t.test('a write plan needing review is refused without plan_commit_ref or force'
   const { plan, commit_id } = c.compile(WRITE(name));
   const total = (await vendorJson('/breweries')).length;
 
-  for (const [label, query] of [['waited', ''], ['wait=false', 'wait=false']] as const) {
+  for (const [label, query] of [
+    ['waited', ''],
+    ['wait=false', 'wait=false'],
+  ] as const) {
     const a = await sendPlan(c.path, { plan }, query);
     t.equal(a.status, 409, `${label}: 409`);
     t.equal(codeOf(a), 'review_required', `${label}: review_required`);
@@ -215,32 +238,91 @@ t.test('a tampered plan is refused with a code and sends nothing', async (t) => 
   const runs = await runsOf(c.path);
 
   const cases: Array<{ label: string; plan: Plan; code: string; message: RegExp }> = [];
-  const tamper = (label: string, base: Plan, code: string, message: RegExp, change: (p: Plan & Record<string, any>) => void) => {
+  const tamper = (
+    label: string,
+    base: Plan,
+    code: string,
+    message: RegExp,
+    change: (p: Plan & Record<string, any>) => void,
+  ) => {
     const p = copy(base) as Plan & Record<string, any>;
     change(p);
     cases.push({ label, plan: p, code, message });
   };
-  tamper('a write relabelled as a read', write, 'bad_arguments', /cannot relabel a write|is a write, the plan says read/, (p) => { p.steps[0]!.effect = 'read'; });
-  tamper('a create relabelled as a query', write, 'bad_arguments', /is a create, not a query/, (p) => { p.steps[0]!.op = 'query'; p.steps[0]!.effect = 'read'; });
-  tamper('a capability of another entity', read, 'bad_arguments', /is about Brewery, not Beer/, (p) => { p.steps[0]!.capability = 'listBreweries'; p.steps[0]!.args = {}; });
-  tamper('an unknown capability', read, 'bad_arguments', /has no capability `dropBeers`/, (p) => { p.steps[0]!.capability = 'dropBeers'; });
-  tamper('an argument the capability does not take', read, 'bad_arguments', /takes no argument `owner`/, (p) => { p.steps[0]!.args.owner = { lit: 'x' }; });
-  tamper('an argument of the wrong type', read, 'bad_arguments', /`available` does not fit its type boolean/, (p) => { p.steps[0]!.args.available = { lit: 'yes' }; });
-  tamper('a required argument removed', write, 'bad_arguments', /needs `city`/, (p) => { delete p.steps[0]!.args.city; });
-  tamper('an unknown projected field', read, 'bad_arguments', /projects unknown fields colour/, (p) => { p.steps[0]!.projection = ['id', 'colour']; });
-  tamper('steps renumbered', read, 'bad_arguments', /numbered n1, n2/, (p) => { p.steps[0]!.id = 'n2'; p.return = ['n2']; });
-  tamper('a dependency on a later step', read, 'bad_arguments', /not an earlier step/, (p) => { p.steps[0]!.depends_on = ['n1']; });
-  tamper('a return naming no step', read, 'bad_arguments', /unknown step n9/, (p) => { p.return = ['n9']; });
-  tamper('a limit raised past the review bound', read, 'review_required', /needs review \(unbounded_list\)/, (p) => { p.steps[0]!.limit = 5000; });
-  tamper('a limit past what any program may ask', read, 'bad_arguments', /asks for 20000 rows; the limit is 10000/, (p) => { p.steps[0]!.limit = 20000; });
+  tamper(
+    'a write relabelled as a read',
+    write,
+    'bad_arguments',
+    /cannot relabel a write|is a write, the plan says read/,
+    (p) => {
+      p.steps[0]!.effect = 'read';
+    },
+  );
+  tamper('a create relabelled as a query', write, 'bad_arguments', /is a create, not a query/, (p) => {
+    p.steps[0]!.op = 'query';
+    p.steps[0]!.effect = 'read';
+  });
+  tamper('a capability of another entity', read, 'bad_arguments', /is about Brewery, not Beer/, (p) => {
+    p.steps[0]!.capability = 'listBreweries';
+    p.steps[0]!.args = {};
+  });
+  tamper('an unknown capability', read, 'bad_arguments', /has no capability `dropBeers`/, (p) => {
+    p.steps[0]!.capability = 'dropBeers';
+  });
+  tamper('an argument the capability does not take', read, 'bad_arguments', /takes no argument `owner`/, (p) => {
+    p.steps[0]!.args.owner = { lit: 'x' };
+  });
+  tamper('an argument of the wrong type', read, 'bad_arguments', /`available` does not fit its type boolean/, (p) => {
+    p.steps[0]!.args.available = { lit: 'yes' };
+  });
+  tamper('a required argument removed', write, 'bad_arguments', /needs `city`/, (p) => {
+    delete p.steps[0]!.args.city;
+  });
+  tamper('an unknown projected field', read, 'bad_arguments', /projects unknown fields colour/, (p) => {
+    p.steps[0]!.projection = ['id', 'colour'];
+  });
+  tamper('steps renumbered', read, 'bad_arguments', /numbered n1, n2/, (p) => {
+    p.steps[0]!.id = 'n2';
+    p.return = ['n2'];
+  });
+  tamper('a dependency on a later step', read, 'bad_arguments', /not an earlier step/, (p) => {
+    p.steps[0]!.depends_on = ['n1'];
+  });
+  tamper('a return naming no step', read, 'bad_arguments', /unknown step n9/, (p) => {
+    p.return = ['n9'];
+  });
+  tamper('a limit raised past the review bound', read, 'review_required', /needs review \(unbounded_list\)/, (p) => {
+    p.steps[0]!.limit = 5000;
+  });
+  tamper(
+    'a limit past what any program may ask',
+    read,
+    'bad_arguments',
+    /asks for 20000 rows; the limit is 10000/,
+    (p) => {
+      p.steps[0]!.limit = 20000;
+    },
+  );
   const fan = c.compile('b = e1(country="DE")[id]\nb.beers[name]').plan;
-  tamper('a fan-out raised past its limit', fan, 'bad_arguments', /fans out over at most 100000 rows; the limit is 50/, (p) => { p.steps.find((x: { fanout?: unknown }) => x.fanout)!.fanout!.max = 100000; });
+  tamper(
+    'a fan-out raised past its limit',
+    fan,
+    'bad_arguments',
+    /fans out over at most 100000 rows; the limit is 50/,
+    (p) => {
+      p.steps.find((x: { fanout?: unknown }) => x.fanout)!.fanout!.max = 100000;
+    },
+  );
 
   for (const k of cases) {
     const a = await sendPlan(c.path, { plan: k.plan });
     t.equal(codeOf(a), k.code, `${k.label}: ${k.code}`);
     t.equal(a.status, k.code === 'review_required' ? 409 : 400, `${k.label}: status`);
-    t.match(a.body.errors?.map((e: { message: string }) => e.message).join('\n'), k.message, `${k.label}: the message says what is wrong`);
+    t.match(
+      a.body.errors?.map((e: { message: string }) => e.message).join('\n'),
+      k.message,
+      `${k.label}: the message says what is wrong`,
+    );
     t.notOk(a.body.rows, `${k.label}: no rows`);
   }
   t.equal(await runsOf(c.path), runs, 'no tampered plan ran');
@@ -314,14 +396,59 @@ t.test('a plan failing the JSON Schema: 400 bad_arguments with the path', async 
   const c = await client();
   const { plan } = c.compile(IPA);
   const bad: Array<[string, unknown, string, RegExp]> = [
-    ['no version', (() => { const p = copy(plan) as unknown as Record<string, unknown>; delete p.version; return p; })(), '/', /missing required key `version`/],
+    [
+      'no version',
+      (() => {
+        const p = copy(plan) as unknown as Record<string, unknown>;
+        delete p.version;
+        return p;
+      })(),
+      '/',
+      /missing required key `version`/,
+    ],
     ['another plan version', { ...copy(plan), version: 2 }, '/version', /constant/],
     ['an unknown top-level key', { ...copy(plan), extra: true }, '/extra', /unknown key `extra`/],
     ['no steps', { ...copy(plan), steps: [] }, '/steps', /fewer than 1/],
-    ['a malformed step id', (() => { const p = copy(plan); p.steps[0]!.id = 'x1'; return p; })(), '/steps/0/id', /pattern/],
-    ['a malformed digest', (() => { const p = copy(plan); p.steps[0]!.cgs_hash = 'abc'; return p; })(), '/steps/0/cgs_hash', /pattern/],
-    ['an argument that is neither lit nor ref', (() => { const p = copy(plan); (p.steps[0]!.args as Record<string, unknown>).style = 'IPA'; return p; })(), '/steps/0/args/style', /expected object/],
-    ['a limit of 0', (() => { const p = copy(plan); p.steps[0]!.limit = 0; return p; })(), '/steps/0/limit', />= 1|minimum|at least/],
+    [
+      'a malformed step id',
+      (() => {
+        const p = copy(plan);
+        p.steps[0]!.id = 'x1';
+        return p;
+      })(),
+      '/steps/0/id',
+      /pattern/,
+    ],
+    [
+      'a malformed digest',
+      (() => {
+        const p = copy(plan);
+        p.steps[0]!.cgs_hash = 'abc';
+        return p;
+      })(),
+      '/steps/0/cgs_hash',
+      /pattern/,
+    ],
+    [
+      'an argument that is neither lit nor ref',
+      (() => {
+        const p = copy(plan);
+        (p.steps[0]!.args as Record<string, unknown>).style = 'IPA';
+        return p;
+      })(),
+      '/steps/0/args/style',
+      /expected object/,
+    ],
+    [
+      'a limit of 0',
+      (() => {
+        const p = copy(plan);
+        p.steps[0]!.limit = 0;
+        return p;
+      })(),
+      '/steps/0/limit',
+      />= 1|minimum|at least/,
+    ],
     ['a plan that is a string', 'e2[name]', '/', /expected object/],
   ];
   const runs = await runsOf(c.path);
@@ -341,7 +468,11 @@ t.test('a plan failing the JSON Schema: 400 bad_arguments with the path', async 
   const extraKey = await sendPlan(c.path, { plan, symbols: {} });
   t.equal(extraKey.status, 400, 'an unknown body key: 400');
   t.match(extraKey.body.errors?.[0]?.message, /unknown body key `symbols`/);
-  const asJson = await call(BASE, `${c.path}/plan`, { method: 'POST', body: JSON.stringify({ plan }), type: 'application/json' });
+  const asJson = await call(BASE, `${c.path}/plan`, {
+    method: 'POST',
+    body: JSON.stringify({ plan }),
+    type: 'application/json',
+  });
   t.equal(asJson.status, 415, 'another content type: 415');
   t.equal(codeOf(asJson), 'unsupported_media_type');
   t.equal(await runsOf(c.path), runs, 'nothing ran');

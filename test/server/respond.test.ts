@@ -5,7 +5,13 @@ import { svcError, type SvcError } from '../../common/errors.js';
 import { render, renderErrors, table, type Format } from '../../server/http/format.js';
 import { errorBody } from '../../server/http/respond.js';
 
-const errors = (n: number): SvcError[] => Array.from({ length: n }, (_, i) => svcError('unexpected_character', `unexpected character \`@\` ${'m'.repeat(1000)}`, { hint: 'h'.repeat(1000), span: { line: 1, col: 1 + 2 * i, endLine: 1, endCol: 2 + 2 * i } }));
+const errors = (n: number): SvcError[] =>
+  Array.from({ length: n }, (_, i) =>
+    svcError('unexpected_character', `unexpected character \`@\` ${'m'.repeat(1000)}`, {
+      hint: 'h'.repeat(1000),
+      span: { line: 1, col: 1 + 2 * i, endLine: 1, endCol: 2 + 2 * i },
+    }),
+  );
 
 t.test('every format shows 20 errors, then how many more, each cut short', async (t) => {
   const source = '@ '.repeat(5000);
@@ -23,7 +29,11 @@ t.test('every format shows 20 errors, then how many more, each cut short', async
 });
 
 t.test('errorBody (JSON routes) is bounded the same way', async (t) => {
-  const body = errorBody(errors(4000)) as { code: string; message: string; errors: Array<{ code: string; message: string }> };
+  const body = errorBody(errors(4000)) as {
+    code: string;
+    message: string;
+    errors: Array<{ code: string; message: string }>;
+  };
   t.equal(body.code, 'unexpected_character');
   t.equal(body.message.length, 300);
   t.equal(body.errors.length, 21);
@@ -33,15 +43,30 @@ t.test('errorBody (JSON routes) is bounded the same way', async (t) => {
 
 t.test('plain dry-runs show dry_review on one line', async (t) => {
   // max_calls is asked of the service's dry_review (a variable, so the object may carry it before SvcMeta types it).
-  const review = { verdict: 'review', flow: ['over_call_budget'], mutations: 0, max_calls: 3000 as number | null, summary: 'n1 read ...' };
+  const review = {
+    verdict: 'review',
+    flow: ['over_call_budget'],
+    mutations: 0,
+    max_calls: 3000 as number | null,
+    summary: 'n1 read ...',
+  };
   const o = {
-    kind: 'result' as const, results: [], errors: [], text: 'dry-run pc1: review, flow: over_call_budget\nup to 3000 vendor calls',
+    kind: 'result' as const,
+    results: [],
+    errors: [],
+    text: 'dry-run pc1: review, flow: over_call_budget\nup to 3000 vendor calls',
     meta: { mode: 'plan' as const, plan_commit_ref: 'pc1', dry_verdict: 'review', dry_review: review },
   };
   const plain = render(o, 'plain');
   t.match(plain, /^# dry_review: verdict=review flow=over_call_budget mutations=0 max_calls=3000$/m);
   t.notOk(plain.includes('n1 read ...'), 'the summary is not repeated');
-  const clean = render({ ...o, meta: { ...o.meta, dry_review: { verdict: 'proceed', flow: 'clean', mutations: 0, max_calls: 1, summary: '' } } }, 'plain');
+  const clean = render(
+    {
+      ...o,
+      meta: { ...o.meta, dry_review: { verdict: 'proceed', flow: 'clean', mutations: 0, max_calls: 1, summary: '' } },
+    },
+    'plain',
+  );
   t.match(clean, /^# dry_review: verdict=proceed flow=clean mutations=0 max_calls=1$/m);
   const unbounded = { ...review, max_calls: null };
   t.match(render({ ...o, meta: { ...o.meta, dry_review: unbounded } }, 'plain'), /max_calls=unbounded$/m);

@@ -15,7 +15,17 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { canonicalHash } from '../../common/canonical.js';
 import { MAX_BODY_BYTES } from '../../server/http/body.js';
-import { call, codeOf, openSession, PACKED, raw, ROOT, startStack, type Answer, type CallInit } from '../_helpers/server.js';
+import {
+  call,
+  codeOf,
+  openSession,
+  PACKED,
+  raw,
+  ROOT,
+  startStack,
+  type Answer,
+  type CallInit,
+} from '../_helpers/server.js';
 
 const stack = await startStack(t);
 const BASE = stack.url;
@@ -26,7 +36,10 @@ const seen: Array<{ label: string; text: string }> = [];
 /** `call` that records the answer. */
 async function get(path: string, init: CallInit = {}): Promise<Answer> {
   const a = await call(BASE, path, init);
-  seen.push({ label: `${init.method ?? (init.body !== undefined ? 'POST' : 'GET')} ${path}`, text: JSON.stringify([...a.headers]) + a.text });
+  seen.push({
+    label: `${init.method ?? (init.body !== undefined ? 'POST' : 'GET')} ${path}`,
+    text: JSON.stringify([...a.headers]) + a.text,
+  });
   return a;
 }
 
@@ -40,7 +53,11 @@ async function rawCall(method: string, target: string, headers: Record<string, s
 /** The cgs_hash of each packed fixture, read from its manifest (the source of truth on disk). */
 const manifests = new Map<string, { cgs_hash: string; version: number }>();
 for (const name of (await readdir(PACKED)).filter((n) => n.endsWith('.manifest.json'))) {
-  const m = JSON.parse(await readFile(join(PACKED, name), 'utf8')) as { entry_id: string; cgs_hash: string; version: number };
+  const m = JSON.parse(await readFile(join(PACKED, name), 'utf8')) as {
+    entry_id: string;
+    cgs_hash: string;
+    version: number;
+  };
   manifests.set(m.entry_id, m);
 }
 
@@ -80,7 +97,11 @@ t.test('GET /v1/registry lists brewery and helpdesk with version and cgs_hash, n
   const a = await get('/v1/registry');
   t.equal(a.status, 200);
   const entries = a.body.entries as Array<Record<string, unknown>>;
-  t.same(entries.map((e) => e.entry_id), ['brewery', 'helpdesk'], 'sorted by entry_id');
+  t.same(
+    entries.map((e) => e.entry_id),
+    ['brewery', 'helpdesk'],
+    'sorted by entry_id',
+  );
   for (const e of entries) {
     const m = manifests.get(e.entry_id as string)!;
     t.equal(e.cgs_hash, m.cgs_hash, `${e.entry_id}: cgs_hash is the manifest's`);
@@ -124,7 +145,11 @@ t.test('an unknown entry is the same 404 problem on the registry, tool-model and
   const one = await get('/v1/registry/nope');
   const model = await get('/v1/registry/nope/tool-model');
   const disc = await get('/v1/discover?q=beer&entry=nope');
-  for (const [name, a] of [['registry', one], ['tool-model', model], ['discover', disc]] as const) {
+  for (const [name, a] of [
+    ['registry', one],
+    ['tool-model', model],
+    ['discover', disc],
+  ] as const) {
     t.equal(a.status, 404, `${name}: 404`);
     t.match(a.headers.get('content-type'), /^application\/problem\+json/, `${name}: problem+json`);
     t.equal(codeOf(a), 'unknown_entry', `${name}: code`);
@@ -144,7 +169,10 @@ t.test('an unknown entry is the same 404 problem on the registry, tool-model and
 // ---------------------------------------------------------------- tool model
 
 t.test('tool-model focus=all (default): every entity, overview counts match the CGS', async (t) => {
-  const cgs = (await get('/v1/registry/brewery?include_cgs=true')).body.cgs as { entities: Array<{ name: string; relations: unknown[] }>; capabilities: unknown[] };
+  const cgs = (await get('/v1/registry/brewery?include_cgs=true')).body.cgs as {
+    entities: Array<{ name: string; relations: unknown[] }>;
+    capabilities: unknown[];
+  };
   const names = cgs.entities.map((e) => e.name);
   for (const q of ['', '?focus=all']) {
     const a = await get(`/v1/registry/brewery/tool-model${q}`);
@@ -166,47 +194,64 @@ t.test('tool-model entity blocks: verbs, relations, reverse traversals, ref link
   const beer = a.body.entities.Beer as Record<string, any>;
   const brewery = a.body.entities.Brewery as Record<string, any>;
   const verbNames = (beer.verbs as Array<{ name: string }>).map((v) => v.name);
-  t.ok(verbNames.includes('listBeers') && verbNames.includes('getBeer') && verbNames.includes('deleteBeer'), 'Beer verbs');
+  t.ok(
+    verbNames.includes('listBeers') && verbNames.includes('getBeer') && verbNames.includes('deleteBeer'),
+    'Beer verbs',
+  );
   const del = (beer.verbs as Array<Record<string, unknown>>).find((v) => v.name === 'deleteBeer')!;
   t.equal(del.effect, 'write');
   const list = (beer.verbs as Array<Record<string, unknown>>).find((v) => v.name === 'listBeers')!;
   t.equal(list.effect, 'read');
   t.same((beer.relations as Array<{ name: string }>).map((r) => r.name).sort(), ['brewery', 'reviews']);
   t.same(beer.entity_ref_links, [{ field: 'breweryId', entity: 'Brewery' }]);
-  t.ok((brewery.reverse_traversals as Array<Record<string, unknown>>).some((r) => r.from === 'Beer' && r.relation === 'brewery'), 'Beer.brewery reaches Brewery');
-  t.ok((beer.domain_lines as string[]).some((l) => l.startsWith('brewery:Beer: ')), 'domain lines name api:Entity');
-  t.ok((beer.domain_lines as string[]).some((l) => /deleteBeer\(.*\) \[write: needs review\]/.test(l)), 'writes are marked for review');
+  t.ok(
+    (brewery.reverse_traversals as Array<Record<string, unknown>>).some(
+      (r) => r.from === 'Beer' && r.relation === 'brewery',
+    ),
+    'Beer.brewery reaches Brewery',
+  );
+  t.ok(
+    (beer.domain_lines as string[]).some((l) => l.startsWith('brewery:Beer: ')),
+    'domain lines name api:Entity',
+  );
+  t.ok(
+    (beer.domain_lines as string[]).some((l) => /deleteBeer\(.*\) \[write: needs review\]/.test(l)),
+    'writes are marked for review',
+  );
   t.same(a.body.auth.scheme, 'none');
   t.type(a.body.auth.connect_profile, 'object');
   t.type(a.body.domain.model.kinds, 'object');
   t.ok((a.body.domain.model.cross_entity_hints as string[]).includes('Beer.breweryId holds a Brewery id'));
 });
 
-t.test('tool-model execute notes: four text notes on host-minted continuations, paging, long operations, review', async (t) => {
-  const a = await get('/v1/registry/helpdesk/tool-model');
-  const ex = a.body.execute as Record<string, unknown>;
-  t.same(Object.keys(ex).sort(), ['long_operations', 'pagination', 'review_gate', 'summary']);
-  for (const [k, v] of Object.entries(ex)) t.ok(typeof v === 'string' && v.length > 40, `${k} is a text note`);
-  t.match(ex.summary, /minted by the host/);
-  t.match(ex.summary, /never vendor cursors or job ids/);
-  t.match(ex.pagination, /page\(pgN\)/);
-  t.match(ex.pagination, /vendor cursor stays on the server/);
-  t.match(ex.long_operations, /wait=false/);
-  t.match(ex.long_operations, /wait\(oN\)/);
-  t.match(ex.long_operations, /cancel\(oN\)/);
-  t.match(ex.long_operations, /3 to 5 seconds/);
-  t.match(ex.review_gate, /mode=plan/);
-  t.match(ex.review_gate, /plan_commit_ref=pcN/);
-  t.match(ex.review_gate, /10 minutes/);
-  t.match(ex.review_gate, /force=true/);
-  const other = await get('/v1/registry/brewery/tool-model?focus=single&entity=Review');
-  t.same(other.body.execute, ex, 'the notes are static: the same for every entry and focus');
-});
+t.test(
+  'tool-model execute notes: four text notes on host-minted continuations, paging, long operations, review',
+  async (t) => {
+    const a = await get('/v1/registry/helpdesk/tool-model');
+    const ex = a.body.execute as Record<string, unknown>;
+    t.same(Object.keys(ex).sort(), ['long_operations', 'pagination', 'review_gate', 'summary']);
+    for (const [k, v] of Object.entries(ex)) t.ok(typeof v === 'string' && v.length > 40, `${k} is a text note`);
+    t.match(ex.summary, /minted by the host/);
+    t.match(ex.summary, /never vendor cursors or job ids/);
+    t.match(ex.pagination, /page\(pgN\)/);
+    t.match(ex.pagination, /vendor cursor stays on the server/);
+    t.match(ex.long_operations, /wait=false/);
+    t.match(ex.long_operations, /wait\(oN\)/);
+    t.match(ex.long_operations, /cancel\(oN\)/);
+    t.match(ex.long_operations, /3 to 5 seconds/);
+    t.match(ex.review_gate, /mode=plan/);
+    t.match(ex.review_gate, /plan_commit_ref=pcN/);
+    t.match(ex.review_gate, /10 minutes/);
+    t.match(ex.review_gate, /force=true/);
+    const other = await get('/v1/registry/brewery/tool-model?focus=single&entity=Review');
+    t.same(other.body.execute, ex, 'the notes are static: the same for every entry and focus');
+  },
+);
 
 t.test('tool-model: the pagination note is appended to the about of paginated verbs only', async (t) => {
   const a = await get('/v1/registry/brewery/tool-model');
   const note = a.body.execute.pagination as string;
-  const verbs = (a.body.entities.Brewery.verbs as Array<Record<string, any>>);
+  const verbs = a.body.entities.Brewery.verbs as Array<Record<string, any>>;
   const list = verbs.find((v) => v.name === 'listBreweries')!;
   const one = verbs.find((v) => v.name === 'getBrewery')!;
   t.ok(list.pagination, 'listBreweries declares pagination');
@@ -228,7 +273,9 @@ t.test('tool-model focus=single takes exactly one entity, bare or api-qualified'
 });
 
 t.test('tool-model focus=seeds takes one or more entities, duplicates once, in request order', async (t) => {
-  const a = await get('/v1/registry/helpdesk/tool-model?focus=seeds&entity=Ticket&entity=Customer&entity=helpdesk:Ticket');
+  const a = await get(
+    '/v1/registry/helpdesk/tool-model?focus=seeds&entity=Ticket&entity=Customer&entity=helpdesk:Ticket',
+  );
   t.equal(a.status, 200);
   t.same(a.body.focus, { mode: 'seeds', resolved_entities: ['Ticket', 'Customer'] });
   t.same(Object.keys(a.body.entities), ['Ticket', 'Customer']);
@@ -268,7 +315,15 @@ t.test('tool-model: invalid focus/entity combinations are 400 svc-tool-model-bad
 
 // ---------------------------------------------------------------- discovery
 
-interface Row { api: string; entity: string; seed: string; score: number; label: string; capabilities: string[]; matched: string[] }
+interface Row {
+  api: string;
+  entity: string;
+  seed: string;
+  score: number;
+  label: string;
+  capabilities: string[];
+  matched: string[];
+}
 const rowsOf = (a: Answer) => a.body.rows as Row[];
 
 t.test('discover ranks (api, entity) rows by the words of an intent; rows carry api, entity and seed', async (t) => {
@@ -284,14 +339,24 @@ t.test('discover ranks (api, entity) rows by the words of an intent; rows carry 
     t.ok(r.matched.length > 0, `${r.seed}: says which words matched`);
   }
   t.ok(rows[0]!.matched.includes('ticket'), 'plural intent words match singular names');
-  t.ok(rows.every((r, i) => i === 0 || rows[i - 1]!.score >= r.score), 'best first');
-  t.notOk(rows.some((r) => r.api === 'brewery'), 'no brewery entity talks about support tickets');
+  t.ok(
+    rows.every((r, i) => i === 0 || rows[i - 1]!.score >= r.score),
+    'best first',
+  );
+  t.notOk(
+    rows.some((r) => r.api === 'brewery'),
+    'no brewery entity talks about support tickets',
+  );
 });
 
 t.test('discover looks at capability names and descriptions, reads first', async (t) => {
   const a = await get('/v1/discover?q=retire');
   t.equal(a.status, 200);
-  t.same(rowsOf(a).map((r) => r.seed), ['brewery:Beer'], 'only Beer has a capability retireBeer');
+  t.same(
+    rowsOf(a).map((r) => r.seed),
+    ['brewery:Beer'],
+    'only Beer has a capability retireBeer',
+  );
   const caps = rowsOf(a)[0]!.capabilities;
   t.ok(caps.indexOf('listBeers') < caps.indexOf('retireBeer'), 'reads before writes');
   t.ok(caps.indexOf('getBeer') < caps.indexOf('createBeer'));
@@ -299,7 +364,13 @@ t.test('discover looks at capability names and descriptions, reads first', async
 
 t.test('discover searches across every entry; catalog words reach all its entities', async (t) => {
   const a = await get('/v1/discover?q=demo');
-  t.same(rowsOf(a).map((r) => r.seed).sort(), ['brewery:Beer', 'brewery:Brewery', 'brewery:Review', 'helpdesk:Comment', 'helpdesk:Customer', 'helpdesk:Ticket'], 'the tag demo is on both catalogs');
+  t.same(
+    rowsOf(a)
+      .map((r) => r.seed)
+      .sort(),
+    ['brewery:Beer', 'brewery:Brewery', 'brewery:Review', 'helpdesk:Comment', 'helpdesk:Customer', 'helpdesk:Ticket'],
+    'the tag demo is on both catalogs',
+  );
   const both = await get('/v1/discover?q=' + encodeURIComponent('beer customer'));
   const apis = new Set(rowsOf(both).map((r) => r.api));
   t.same([...apis].sort(), ['brewery', 'helpdesk'], 'one intent, rows of two catalogs');
@@ -313,7 +384,12 @@ t.test('discover: intent alias, empty intent, limit, entry filter', async (t) =>
   t.equal(rowsOf(all).length, 6, 'an empty intent lists every entity');
   t.equal(rowsOf(await get('/v1/discover?limit=2')).length, 2);
   const only = await get('/v1/discover?entry=helpdesk');
-  t.same(rowsOf(only).map((r) => r.seed).sort(), ['helpdesk:Comment', 'helpdesk:Customer', 'helpdesk:Ticket']);
+  t.same(
+    rowsOf(only)
+      .map((r) => r.seed)
+      .sort(),
+    ['helpdesk:Comment', 'helpdesk:Customer', 'helpdesk:Ticket'],
+  );
   // The entry filter applies before the limit: brewery rows sort first and must not eat it.
   const limited = await get('/v1/discover?entry=helpdesk&limit=2');
   t.equal(rowsOf(limited).length, 2, 'limit counts rows of the filtered entry');
@@ -347,7 +423,11 @@ t.test('discover renders Markdown with format=markdown or Accept: text/markdown'
   t.match(lines[0], /^Entities for "beer"/);
   t.ok(lines.includes('| seed | catalog | about | capabilities |'), 'a table header');
   const tableRows = lines.filter((l) => l.startsWith('| `'));
-  t.same(tableRows.map((l) => /^\| `([^`]+)`/.exec(l)![1]), rowsOf(json).map((r) => r.seed), 'one table row per JSON row, same order');
+  t.same(
+    tableRows.map((l) => /^\| `([^`]+)`/.exec(l)![1]),
+    rowsOf(json).map((r) => r.seed),
+    'one table row per JSON row, same order',
+  );
   t.ok(tableRows[0]!.includes(rowsOf(json)[0]!.capabilities.join(', ')), 'capabilities listed');
   const piped = await get('/v1/discover?format=markdown&q=' + encodeURIComponent('beer|ale'));
   t.match(piped.text.split('\n')[0], /"beer\\\|ale"/, 'a pipe in the intent is escaped');
@@ -362,8 +442,12 @@ function getWithoutAccept(path: string): Promise<{ status: number; type: string;
     const req = httpRequest({ host: u.hostname, port: u.port, method: 'GET', path }, (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text }));
+      res.on('data', (c: string) => {
+        text += c;
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -385,7 +469,11 @@ t.test('discover negotiates Markdown against JSON by Accept: q values, wildcards
   for (const [accept, want] of cases) {
     const a = await get('/v1/discover?q=beer', { accept });
     t.equal(a.status, 200, accept);
-    t.match(a.headers.get('content-type'), want === 'markdown' ? /^text\/markdown/ : /^application\/json/, `Accept: ${accept} -> ${want}`);
+    t.match(
+      a.headers.get('content-type'),
+      want === 'markdown' ? /^text\/markdown/ : /^application\/json/,
+      `Accept: ${accept} -> ${want}`,
+    );
   }
   const none = await getWithoutAccept('/v1/discover?q=beer');
   t.equal(none.status, 200);
@@ -398,7 +486,13 @@ t.test('discover negotiates Markdown against JSON by Accept: q values, wildcards
 // ---------------------------------------------------------------- generic statuses
 
 t.test('unknown routes are 404 not_found in JSON', async (t) => {
-  for (const p of ['/nope', '/v1', '/v2/registry', '/v1/registry/brewery/tool-model/extra', '/v1/registry/brewery/other']) {
+  for (const p of [
+    '/nope',
+    '/v1',
+    '/v2/registry',
+    '/v1/registry/brewery/tool-model/extra',
+    '/v1/registry/brewery/other',
+  ]) {
     const a = await get(p);
     t.equal(a.status, 404, p);
     t.equal(codeOf(a), 'not_found', p);
@@ -421,7 +515,10 @@ t.test('a known route with another method is 405 with an Allow header', async (t
     ['GET', '/internal/catalog-registry/v1/reload', 'POST'],
   ];
   for (const [method, path, allow] of cases) {
-    const a = await get(path, { method, ...(method === 'GET' || method === 'DELETE' ? {} : { body: '{}', type: 'application/json' }) });
+    const a = await get(path, {
+      method,
+      ...(method === 'GET' || method === 'DELETE' ? {} : { body: '{}', type: 'application/json' }),
+    });
     t.equal(a.status, 405, `${method} ${path}`);
     t.equal(a.headers.get('allow'), allow, `${method} ${path}: Allow`);
     t.equal(codeOf(a), 'method_not_allowed');
@@ -442,7 +539,12 @@ t.test('a body over 1 MiB is 413, with or without a declared length; exactly 1 M
   const declared = await get('/execute', { body: over, type: 'application/json' });
   t.equal(declared.status, 413, 'declared content-length over the limit');
   t.equal(codeOf(declared), 'body_too_large');
-  const chunked = await rawCall('POST', '/execute', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, Buffer.from('y'.repeat(MAX_BODY_BYTES * 2)));
+  const chunked = await rawCall(
+    'POST',
+    '/execute',
+    { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    Buffer.from('y'.repeat(MAX_BODY_BYTES * 2)),
+  );
   t.equal(chunked.status, 413, 'chunked body counted while read');
   t.equal(JSON.parse(chunked.text).errors[0].code, 'body_too_large');
   const exact = await get('/execute', { body: ' '.repeat(MAX_BODY_BYTES), type: 'application/json' });
@@ -483,7 +585,11 @@ t.test('a body of the wrong content type is 415', async (t) => {
 });
 
 t.test('an Accept no format matches is 406 (the error itself in JSON)', async (t) => {
-  const open = await get('/execute', { body: JSON.stringify({ entry_id: 'brewery' }), type: 'application/json', accept: 'image/png' });
+  const open = await get('/execute', {
+    body: JSON.stringify({ entry_id: 'brewery' }),
+    type: 'application/json',
+    accept: 'image/png',
+  });
   t.equal(open.status, 406);
   t.match(open.headers.get('content-type'), /^application\/json/);
   t.equal(codeOf(open), 'not_acceptable');
@@ -500,7 +606,17 @@ t.test('an Accept no format matches is 406 (the error itself in JSON)', async (t
 
 t.test('no answer of this file carries a stack trace or a server path', async (t) => {
   t.ok(seen.length > 80, `many answers were recorded (${seen.length})`);
-  const patterns = [/\n\s+at /, /\bat [\w.<>]+ \(/, /node:internal/, /\/work\//, new RegExp(ROOT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), /\.ts:\d+/, /\.js:\d+:\d+/];
-  const leaks = seen.flatMap(({ label, text }) => patterns.filter((re) => re.test(text)).map((re) => `${label}: ${re}`));
+  const patterns = [
+    /\n\s+at /,
+    /\bat [\w.<>]+ \(/,
+    /node:internal/,
+    /\/work\//,
+    new RegExp(ROOT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    /\.ts:\d+/,
+    /\.js:\d+:\d+/,
+  ];
+  const leaks = seen.flatMap(({ label, text }) =>
+    patterns.filter((re) => re.test(text)).map((re) => `${label}: ${re}`),
+  );
   t.same(leaks, [], 'nothing leaks');
 });

@@ -1,7 +1,14 @@
 import t from 'tap';
 import { table, outcomeObject, render } from '../../server/http/format.js';
 import { negotiate } from '../../server/http/negotiate.js';
-import { applyProgress, opLine, progressOf, trimOperations, TERMINAL_OPS_KEPT, TERMINAL_OP_TTL_MS } from '../../server/execute/operations.js';
+import {
+  applyProgress,
+  opLine,
+  progressOf,
+  trimOperations,
+  TERMINAL_OPS_KEPT,
+  TERMINAL_OP_TTL_MS,
+} from '../../server/execute/operations.js';
 import type { OpDescriptor } from '../../server/execute/state.js';
 import { canonicalPath, Router } from '../../server/http/router.js';
 import { isProtected, SvcApp } from '../../server/app.js';
@@ -39,18 +46,47 @@ t.test('Accept negotiation', async (t) => {
 });
 
 t.test('formats carry rows, the page handle, meta and errors', async (t) => {
-  const o = { kind: 'result' as const, results: [{ entity: 'brewery:Brewery', rows: [{ id: 'b-1', name: 'A\tB' }], total: 42, next: 'pg1' }], errors: [], meta: { mode: 'live' as const, run_id: 'pr1' } };
-  t.match(outcomeObject(o), { entity: 'brewery:Brewery', count: 1, total: 42, more: 'page(pg1)[..]', rows: [{ id: 'b-1' }], _meta: { svc: { run_id: 'pr1' } } });
+  const o = {
+    kind: 'result' as const,
+    results: [{ entity: 'brewery:Brewery', rows: [{ id: 'b-1', name: 'A\tB' }], total: 42, next: 'pg1' }],
+    errors: [],
+    meta: { mode: 'live' as const, run_id: 'pr1' },
+  };
+  t.match(outcomeObject(o), {
+    entity: 'brewery:Brewery',
+    count: 1,
+    total: 42,
+    more: 'page(pg1)[..]',
+    rows: [{ id: 'b-1' }],
+    _meta: { svc: { run_id: 'pr1' } },
+  });
   const plain = render(o, 'plain');
   t.match(plain, /brewery:Brewery: 1 of 42 rows/);
   t.match(plain, /more: page\(pg1\)\[\.\.\]/);
   t.notMatch(plain, /\t/, 'no tab inside cells');
-  const nd = render(o, 'ndjson').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const nd = render(o, 'ndjson')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   t.same(nd[0], { id: 'b-1', name: 'A\tB' });
   t.match(nd[1], { results: [{ more: 'page(pg1)[..]', total: 42 }], _meta: { svc: { mode: 'live' } } });
   t.match(render(o, 'toon'), /rows\[1\]\{id,name\}:/);
   t.equal(table([]), '(no rows)');
-  const opened = { kind: 'created' as const, results: [], errors: [], text: 'RULES\nWAVE', meta: { domain_revision: 1 }, extra: { prompt_hash: 'ab12', session: 'cd34', domain_revision: 1, entries: [{ entry_id: 'brewery', cgs_hash: 'ff' }], rules: 'RULES', wave: 'WAVE' } };
+  const opened = {
+    kind: 'created' as const,
+    results: [],
+    errors: [],
+    text: 'RULES\nWAVE',
+    meta: { domain_revision: 1 },
+    extra: {
+      prompt_hash: 'ab12',
+      session: 'cd34',
+      domain_revision: 1,
+      entries: [{ entry_id: 'brewery', cgs_hash: 'ff' }],
+      rules: 'RULES',
+      wave: 'WAVE',
+    },
+  };
   const openedPlain = render(opened, 'plain');
   t.match(openedPlain, /^# prompt_hash: ab12$/m, 'plain text names the session address');
   t.match(openedPlain, /^# session: cd34$/m);
@@ -60,14 +96,27 @@ t.test('formats carry rows, the page handle, meta and errors', async (t) => {
 });
 
 function op(): OpDescriptor {
-  return { handle: 'o1', state: 'running', started: 0, steps: 2, returns: ['n1'], progress: {}, version: 0, seen: 0, errors: [] };
+  return {
+    handle: 'o1',
+    state: 'running',
+    started: 0,
+    steps: 2,
+    returns: ['n1'],
+    progress: {},
+    version: 0,
+    seen: 0,
+    errors: [],
+  };
 }
 
 t.test('operation lines and progress folding', async (t) => {
   const o = op();
   t.match(opLine(o, '+', 0), /^\+ o1 started: 2 steps/);
   t.ok(applyProgress(o, { kind: 'step', step: 'n1', phase: 'running', pages: 1, rows: 10, calls: 1, elapsed_ms: 5 }));
-  t.notOk(applyProgress(o, { kind: 'step', step: 'n1', phase: 'running', pages: 1, rows: 10, calls: 1, elapsed_ms: 9 }), 'the same counts change nothing');
+  t.notOk(
+    applyProgress(o, { kind: 'step', step: 'n1', phase: 'running', pages: 1, rows: 10, calls: 1, elapsed_ms: 9 }),
+    'the same counts change nothing',
+  );
   t.notOk(applyProgress(o, { kind: 'start', phase: 'started', pages: 0, rows: 0, calls: 0, elapsed_ms: 0 }));
   t.match(opLine(o, '~', 2500), /^~ o1 running: 0\/2 steps, 1 page, 10 rows, 2\.5 s/);
   t.match(opLine(o, '=', 2500), /^= o1 running, unchanged since the last poll: 0\/2 steps/);
@@ -79,7 +128,13 @@ t.test('operation lines and progress folding', async (t) => {
 t.test('progress events: rows of returned steps only, and no event that changes nothing', async (t) => {
   const o = { ...op(), returns: ['n2'] };
   const notified = {};
-  const step = (id: string, phase: string, rows: number, pages = 1) => progressOf(o, { kind: 'step', step: id, phase: phase as 'running', pages, rows, calls: pages, elapsed_ms: 1 }, 1000, notified);
+  const step = (id: string, phase: string, rows: number, pages = 1) =>
+    progressOf(
+      o,
+      { kind: 'step', step: id, phase: phase as 'running', pages, rows, calls: pages, elapsed_ms: 1 },
+      1000,
+      notified,
+    );
   const first = step('n1', 'running', 25);
   t.match(first?.line, /0\/2 steps, 1 page, 0 rows/, 'rows of n1 (it feeds n2, it is not returned) are not counted');
   t.equal(step('n1', 'running', 25), undefined, 'the same counts again: no event');
@@ -135,66 +190,84 @@ t.test('canonicalPath: the spelling the router matches on', async (t) => {
   t.equal(canonicalPath('/v1/%E0%A4%A'), undefined, 'a segment that does not decode');
 });
 
-t.test('compiled plans are cached per session and program, for one registry and domain revision, within a byte budget', async (t) => {
-  const { loadCatalogDir } = await import('../../pack/load.js');
-  const { MemorySessionRepository } = await import('../../server/execute/memory-repository.js');
-  const { ExecuteService } = await import('../../server/execute/service.js');
-  const { PlanCache } = await import('../../server/execute/plan-cache.js');
-  const { join } = await import('node:path');
-  const { registry } = await loadCatalogDir(join(import.meta.dirname, '..', '..', 'fixtures', 'packed'));
-  const sessions = new MemorySessionRepository();
-  const artifacts = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 60 });
-  t.teardown(() => artifacts.close());
-  const plans = new PlanCache(128 * 1024);
-  const service = new ExecuteService({ registry: () => registry, sessions, artifacts, runtime: {}, planCache: plans });
-  const opened = await service.open({ entry_id: 'brewery', seeds: ['brewery:Brewery'] }, '');
-  const s = (await sessions.get({ prompt_hash: opened.extra!.prompt_hash as string, session: opened.extra!.session as string }))!;
-  const dry = (program: string) => service.program(s, { program, mode: 'plan', wait: true, force: false });
+t.test(
+  'compiled plans are cached per session and program, for one registry and domain revision, within a byte budget',
+  async (t) => {
+    const { loadCatalogDir } = await import('../../pack/load.js');
+    const { MemorySessionRepository } = await import('../../server/execute/memory-repository.js');
+    const { ExecuteService } = await import('../../server/execute/service.js');
+    const { PlanCache } = await import('../../server/execute/plan-cache.js');
+    const { join } = await import('node:path');
+    const { registry } = await loadCatalogDir(join(import.meta.dirname, '..', '..', 'fixtures', 'packed'));
+    const sessions = new MemorySessionRepository();
+    const artifacts = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 60 });
+    t.teardown(() => artifacts.close());
+    const plans = new PlanCache(128 * 1024);
+    const service = new ExecuteService({
+      registry: () => registry,
+      sessions,
+      artifacts,
+      runtime: {},
+      planCache: plans,
+    });
+    const opened = await service.open({ entry_id: 'brewery', seeds: ['brewery:Brewery'] }, '');
+    const s = (await sessions.get({
+      prompt_hash: opened.extra!.prompt_hash as string,
+      session: opened.extra!.session as string,
+    }))!;
+    const dry = (program: string) => service.program(s, { program, mode: 'plan', wait: true, force: false });
 
-  const first = await dry('e1(limit=25)');
-  const cached = plans.get(s, 'e1(limit=25)', registry);
-  t.ok(cached, 'a compiled program is cached');
-  const again = await dry('e1(limit=25)');
-  t.equal(again.meta.commit_id, first.meta.commit_id, 'the cached plan has the same commit id');
-  t.equal(plans.get(s, 'e1(limit=25)', registry), cached, 'the same entry serves the second run');
-  t.notOk(plans.get(s, 'e1(limit=25) ', registry), 'the key is the exact program text');
+    const first = await dry('e1(limit=25)');
+    const cached = plans.get(s, 'e1(limit=25)', registry);
+    t.ok(cached, 'a compiled program is cached');
+    const again = await dry('e1(limit=25)');
+    t.equal(again.meta.commit_id, first.meta.commit_id, 'the cached plan has the same commit id');
+    t.equal(plans.get(s, 'e1(limit=25)', registry), cached, 'the same entry serves the second run');
+    t.notOk(plans.get(s, 'e1(limit=25) ', registry), 'the key is the exact program text');
 
-  const bad = await dry('e9');
-  t.equal(bad.errors[0]?.code, 'unknown_symbol', 'a compile error');
-  t.notOk(plans.get(s, 'e9', registry), 'a program that does not compile is not cached');
+    const bad = await dry('e9');
+    t.equal(bad.errors[0]?.code, 'unknown_symbol', 'a compile error');
+    t.notOk(plans.get(s, 'e9', registry), 'a program that does not compile is not cached');
 
-  t.notOk(plans.get(s, 'e1(limit=25)', new Registry(registry.list())), 'another registry (a reload) misses');
-  await service.context(s, ['brewery:Beer']);
-  t.notOk(plans.get(s, 'e1(limit=25)', registry), 'a new wave (domain revision) misses');
-  t.equal((await dry('e1(limit=25)')).meta.commit_id, first.meta.commit_id, 'recompiled after the wave: same plan');
+    t.notOk(plans.get(s, 'e1(limit=25)', new Registry(registry.list())), 'another registry (a reload) misses');
+    await service.context(s, ['brewery:Beer']);
+    t.notOk(plans.get(s, 'e1(limit=25)', registry), 'a new wave (domain revision) misses');
+    t.equal((await dry('e1(limit=25)')).meta.commit_id, first.meta.commit_id, 'recompiled after the wave: same plan');
 
-  // Long programs are keyed by a digest: two programs differing only at the end are two entries.
-  const pad = (c: string) => `e1(city=<<EOT\n${'x'.repeat(2000)}${c}\nEOT)[id]`;
-  await dry(pad('a'));
-  await dry(pad('b'));
-  t.ok(plans.get(s, pad('a'), registry) && plans.get(s, pad('b'), registry), 'long programs are told apart');
-  t.not(plans.get(s, pad('a'), registry)!.commit_id, plans.get(s, pad('b'), registry)!.commit_id);
+    // Long programs are keyed by a digest: two programs differing only at the end are two entries.
+    const pad = (c: string) => `e1(city=<<EOT\n${'x'.repeat(2000)}${c}\nEOT)[id]`;
+    await dry(pad('a'));
+    await dry(pad('b'));
+    t.ok(plans.get(s, pad('a'), registry) && plans.get(s, pad('b'), registry), 'long programs are told apart');
+    t.not(plans.get(s, pad('a'), registry)!.commit_id, plans.get(s, pad('b'), registry)!.commit_id);
 
-  // Many programs: the cache stays within its byte budget, the least recently used go first.
-  for (let i = 0; i < 200; i++) await dry(`e1(limit=${100 + i})`);
-  const st = plans.stats();
-  t.ok(st.bytes <= st.max_bytes, `the cache holds ${st.bytes} of at most ${st.max_bytes} bytes`);
-  t.ok(st.entries < 200, `older entries were dropped (${st.entries} held)`);
-  t.notOk(plans.get(s, 'e1(limit=100)', registry), 'the oldest entries went first');
-  t.ok(plans.get(s, 'e1(limit=299)', registry), 'the newest entry stays');
-  const huge = `e1(city=<<EOT\n${'x'.repeat(64 * 1024)}\nEOT)[id]`;
-  await dry(huge);
-  t.notOk(plans.get(s, huge, registry), 'a plan larger than an eighth of the budget is not cached');
-});
+    // Many programs: the cache stays within its byte budget, the least recently used go first.
+    for (let i = 0; i < 200; i++) await dry(`e1(limit=${100 + i})`);
+    const st = plans.stats();
+    t.ok(st.bytes <= st.max_bytes, `the cache holds ${st.bytes} of at most ${st.max_bytes} bytes`);
+    t.ok(st.entries < 200, `older entries were dropped (${st.entries} held)`);
+    t.notOk(plans.get(s, 'e1(limit=100)', registry), 'the oldest entries went first');
+    t.ok(plans.get(s, 'e1(limit=299)', registry), 'the newest entry stays');
+    const huge = `e1(city=<<EOT\n${'x'.repeat(64 * 1024)}\nEOT)[id]`;
+    await dry(huge);
+    t.notOk(plans.get(s, huge, registry), 'a plan larger than an eighth of the budget is not cached');
+  },
+);
 
 t.test('a page handle with a logical-session prefix resolves when that logical session is bound', async (t) => {
   const { pageHandleName } = await import('../../server/execute/pages.js');
   const { newSession } = await import('../../server/execute/state.js');
-  const s = newSession({ prompt_hash: 'a'.repeat(16), session: 'b'.repeat(16) }, { entry_id: 'brewery', cgs_hash: 'h', intent: '', tenant: '', now: 0 });
+  const s = newSession(
+    { prompt_hash: 'a'.repeat(16), session: 'b'.repeat(16) },
+    { entry_id: 'brewery', cgs_hash: 'h', intent: '', tenant: '', now: 0 },
+  );
   t.equal(pageHandleName(s, 'pg3'), 'pg3', 'a plain handle is its own name');
-  t.throws(() => pageHandleName(s, 'l_k9Q2_pg3'), /names the logical session l_k9Q2, which is not bound to this session/);
+  t.throws(
+    () => pageHandleName(s, 'l_k9Q2_pg3'),
+    /names the logical session l_k9Q2, which is not bound to this session/,
+  );
   s.logical.push('l_k9Q2');
-  t.equal(pageHandleName(s, 'l_k9Q2_pg3'), 'pg3', 'bound: the session\'s pgN');
+  t.equal(pageHandleName(s, 'l_k9Q2_pg3'), 'pg3', "bound: the session's pgN");
   t.throws(() => pageHandleName(s, 'l_other_pg3'), /not bound/);
 });
 
@@ -203,5 +276,8 @@ t.test('the HTTP status table covers every code (and only the HTTP layer holds s
   const { HTTP_STATUS } = await import('../../server/http/status.js');
   t.same(Object.keys(HTTP_STATUS).sort(), Object.keys(CODES).sort(), 'one status per code');
   for (const [code, status] of Object.entries(HTTP_STATUS)) t.ok(status >= 200 && status < 600, `${code}: ${status}`);
-  t.ok(Object.values(CODES).every((c) => !('status' in c)), 'the code table itself knows no status');
+  t.ok(
+    Object.values(CODES).every((c) => !('status' in c)),
+    'the code table itself knows no status',
+  );
 });

@@ -92,8 +92,12 @@ t.test('file: a corrupt file reads as undefined, logs nothing, and a put repairs
   const logged: unknown[] = [];
   for (const k of ['log', 'warn', 'error', 'info', 'debug'] as const) {
     const orig = console[k];
-    console[k] = (...a: unknown[]) => { logged.push(a); };
-    t.teardown(() => { console[k] = orig; });
+    console[k] = (...a: unknown[]) => {
+      logged.push(a);
+    };
+    t.teardown(() => {
+      console[k] = orig;
+    });
   }
   const snap = sampleSnapshot(1);
   const id = await store.put(snap);
@@ -138,9 +142,16 @@ t.test('file: gc removes stale temp files and leaves other files alone', async (
   await at('pr-not-an-id.json', 30 * 86_400_000);
   const kept = await store.put(sampleSnapshot(2));
   t.equal(await store.gc(now), 0, 'temp files are not counted as snapshots');
-  t.same((await readdir(dir)).sort(), [`${id}.json.tmp-456-cccccccccccc`, `${kept}.json`, 'README.txt', 'pr-not-an-id.json'].sort());
+  t.same(
+    (await readdir(dir)).sort(),
+    [`${id}.json.tmp-456-cccccccccccc`, `${kept}.json`, 'README.txt', 'pr-not-an-id.json'].sort(),
+  );
   t.equal(await store.gc(now + 56 * 60_000), 0);
-  t.same((await readdir(dir)).sort(), [`${kept}.json`, 'README.txt', 'pr-not-an-id.json'].sort(), 'the young temp file goes once an hour old');
+  t.same(
+    (await readdir(dir)).sort(),
+    [`${kept}.json`, 'README.txt', 'pr-not-an-id.json'].sort(),
+    'the young temp file goes once an hour old',
+  );
 });
 
 t.test('file: temp files older than a short retention go with it', async (t) => {
@@ -169,7 +180,10 @@ t.test('file: gc while puts are in flight never breaks a put', async (t) => {
   await Promise.all(gcs);
   t.equal(ids.length, 40, 'every put resolved');
   const left = await readdir(dir);
-  t.ok(left.every((n) => /^pr[0-9a-f]{64}\.json$/.test(n)), 'no temp file left behind');
+  t.ok(
+    left.every((n) => /^pr[0-9a-f]{64}\.json$/.test(n)),
+    'no temp file left behind',
+  );
   clock += 5000;
   await store.gc();
   t.same(await readdir(dir), []);

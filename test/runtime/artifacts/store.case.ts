@@ -32,7 +32,14 @@ export function sampleSnapshot(n = 0, rows = 2): RunSnapshot {
         api: 'brewery',
         entity: 'Brewery',
         capability: 'listBreweries',
-        rows: Array.from({ length: rows }, (_, i) => ({ name: `Brewery ${n}-${i}`, city: 'Berlin', rating: 4.5, open: true, tags: ['a', 'b'], note: null })),
+        rows: Array.from({ length: rows }, (_, i) => ({
+          name: `Brewery ${n}-${i}`,
+          city: 'Berlin',
+          rating: 4.5,
+          open: true,
+          tags: ['a', 'b'],
+          note: null,
+        })),
         total: 100 + n,
         calls: 1,
         pages: 1,
@@ -49,7 +56,12 @@ export function sampleSnapshot(n = 0, rows = 2): RunSnapshot {
 /** A settable clock for the store under test. */
 function clock(start = T0) {
   let now = start;
-  return { now: () => now, set: (ms: number) => { now = ms; } };
+  return {
+    now: () => now,
+    set: (ms: number) => {
+      now = ms;
+    },
+  };
 }
 
 /**
@@ -59,7 +71,10 @@ function clock(start = T0) {
 export function artifactStoreSuite(name: string, factory: StoreFactory): void {
   const RETENTION = 60;
 
-  async function open(tt: Tap, opts: Partial<StoreOptions> = {}): Promise<StoreUnderTest & { clock: ReturnType<typeof clock> }> {
+  async function open(
+    tt: Tap,
+    opts: Partial<StoreOptions> = {},
+  ): Promise<StoreUnderTest & { clock: ReturnType<typeof clock> }> {
     const c = clock();
     const s = await factory({ retentionSecs: RETENTION, gcIntervalSecs: 300, now: c.now, ...opts });
     tt.teardown(() => s.store.close());
@@ -183,7 +198,9 @@ export function artifactStoreSuite(name: string, factory: StoreFactory): void {
     for (let round = 0; round < 3; round++) {
       const base = T0 + round * 2 * RETENTION * 1000;
       c.set(base);
-      const ids = await Promise.all(Array.from({ length: 150 }, (_, i) => store.put(sampleSnapshot(round * 1000 + i, 5))));
+      const ids = await Promise.all(
+        Array.from({ length: 150 }, (_, i) => store.put(sampleSnapshot(round * 1000 + i, 5))),
+      );
       tt.equal(new Set(ids).size, 150);
       tt.equal(await footprint(), 150, `round ${round}: 150 held`);
       tt.equal(await store.gc(base + RETENTION * 1000), 150, `round ${round}: all expire`);

@@ -63,7 +63,13 @@ t.test('storeFromUrl: a file URL that names no absolute local directory is bad_a
 });
 
 t.test('storeFromUrl: s3:// and any other scheme is unsupported_store with a hint', async (t) => {
-  for (const url of ['s3://bucket/prefix', 'S3://bucket', 'gs://b', 'redis://localhost:6379', 'https://example.com/runs']) {
+  for (const url of [
+    's3://bucket/prefix',
+    'S3://bucket',
+    'gs://b',
+    'redis://localhost:6379',
+    'https://example.com/runs',
+  ]) {
     try {
       await storeFromUrl(url, OPTS);
       t.fail(`${url} accepted`);
@@ -78,7 +84,11 @@ t.test('storeFromUrl: s3:// and any other scheme is unsupported_store with a hin
   try {
     await storeFromUrl('s3://AKIAEXAMPLE:topsecret@bucket/x', OPTS);
   } catch (e) {
-    t.notMatch(JSON.stringify((e as SvcFailure).errors), /topsecret|AKIA/, 'the URL (and any credential in it) is not echoed');
+    t.notMatch(
+      JSON.stringify((e as SvcFailure).errors),
+      /topsecret|AKIA/,
+      'the URL (and any credential in it) is not echoed',
+    );
   }
 });
 
@@ -91,12 +101,26 @@ t.test('storeFromUrl: garbage is unsupported_store', async (t) => {
 t.test('artifactSettingsFromEnv: defaults', async (t) => {
   const defaults = { url: undefined, retentionSecs: 604_800, gcIntervalSecs: 300, memoryMaxBytes: 256 * 1024 * 1024 };
   t.same(artifactSettingsFromEnv({}), defaults);
-  t.same(artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_URL: '', SVC_RUN_ARTIFACTS_RETENTION_SECS: '', SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' ', SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES: '' }), defaults, 'empty counts as unset');
+  t.same(
+    artifactSettingsFromEnv({
+      SVC_RUN_ARTIFACTS_URL: '',
+      SVC_RUN_ARTIFACTS_RETENTION_SECS: '',
+      SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' ',
+      SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES: '',
+    }),
+    defaults,
+    'empty counts as unset',
+  );
 });
 
 t.test('artifactSettingsFromEnv: values', async (t) => {
   t.same(
-    artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_URL: ' file:///var/lib/svc/runs ', SVC_RUN_ARTIFACTS_RETENTION_SECS: '3600', SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' 60 ', SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES: '1048576' }),
+    artifactSettingsFromEnv({
+      SVC_RUN_ARTIFACTS_URL: ' file:///var/lib/svc/runs ',
+      SVC_RUN_ARTIFACTS_RETENTION_SECS: '3600',
+      SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' 60 ',
+      SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES: '1048576',
+    }),
     { url: 'file:///var/lib/svc/runs', retentionSecs: 3600, gcIntervalSecs: 60, memoryMaxBytes: 1_048_576 },
   );
   t.equal(artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: '1' }).gcIntervalSecs, 1);
@@ -104,7 +128,11 @@ t.test('artifactSettingsFromEnv: values', async (t) => {
 
 t.test('artifactSettingsFromEnv: non-positive or non-integer values are bad_arguments', async (t) => {
   for (const bad of ['0', '-1', '1.5', '1e3', 'abc', '7d', '0x10', '+5', '99999999999999999999', 'Infinity', 'NaN']) {
-    for (const name of ['SVC_RUN_ARTIFACTS_RETENTION_SECS', 'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS', 'SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES']) {
+    for (const name of [
+      'SVC_RUN_ARTIFACTS_RETENTION_SECS',
+      'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS',
+      'SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES',
+    ]) {
       try {
         artifactSettingsFromEnv({ [name]: bad });
         t.fail(`${name}=${bad} accepted`);
@@ -117,7 +145,9 @@ t.test('artifactSettingsFromEnv: non-positive or non-integer values are bad_argu
       }
     }
   }
-  const both = await codesOf(t, () => artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_RETENTION_SECS: '0', SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: '-3' }));
+  const both = await codesOf(t, () =>
+    artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_RETENTION_SECS: '0', SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: '-3' }),
+  );
   t.same(both, ['bad_arguments', 'bad_arguments'], 'both problems are reported at once');
 });
 

@@ -12,7 +12,13 @@ import { startStack } from '../../_helpers/server.js';
 /** A logger that keeps its lines by level. */
 function collect(): Logger & { lines: Record<'debug' | 'info' | 'warn' | 'error', string[]> } {
   const lines = { debug: [] as string[], info: [] as string[], warn: [] as string[], error: [] as string[] };
-  return { lines, debug: (m) => lines.debug.push(m), info: (m) => lines.info.push(m), warn: (m) => lines.warn.push(m), error: (m) => lines.error.push(m) };
+  return {
+    lines,
+    debug: (m) => lines.debug.push(m),
+    info: (m) => lines.info.push(m),
+    warn: (m) => lines.warn.push(m),
+    error: (m) => lines.error.push(m),
+  };
 }
 
 function socketTo(base: string): Promise<Socket> {
@@ -28,9 +34,13 @@ function untilClosed(s: Socket): Promise<string> {
   return new Promise((resolve) => {
     let text = '';
     s.setEncoding('utf8');
-    s.on('data', (c: string) => { text += c; });
+    s.on('data', (c: string) => {
+      text += c;
+    });
     s.on('close', () => resolve(text));
-    s.on('error', () => { /* a reset after the answer */ });
+    s.on('error', () => {
+      /* a reset after the answer */
+    });
   });
 }
 
@@ -42,7 +52,8 @@ async function until(what: string, probe: () => boolean): Promise<void> {
   throw new Error(`gave up waiting for ${what}`);
 }
 
-const partialUpload = (host: string) => `POST /execute HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"entry_id": "brew`;
+const partialUpload = (host: string) =>
+  `POST /execute HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"entry_id": "brew`;
 
 t.test('50 uploads that hang up midway are 50 one-line info entries, no error', async (t) => {
   const logger = collect();
@@ -57,7 +68,10 @@ t.test('50 uploads that hang up midway are 50 one-line info entries, no error', 
   await until('50 log lines', () => logger.lines.info.length + logger.lines.error.length >= 50);
   t.same(logger.lines.error, [], 'no error entry');
   t.equal(logger.lines.info.length, 50, 'one info entry per hang-up');
-  t.ok(logger.lines.info.every((l) => /^client closed the connection during POST \/execute/.test(l) && !l.includes('\n')), 'each is one line naming the request');
+  t.ok(
+    logger.lines.info.every((l) => /^client closed the connection during POST \/execute/.test(l) && !l.includes('\n')),
+    'each is one line naming the request',
+  );
   t.equal((await fetch(`${stack.url}/v1/health`)).status, 200, 'the server is fine');
 });
 
@@ -78,7 +92,9 @@ t.test('a chunked body over the limit: 413 with Connection: close, and the conne
   const stack = await startStack(t);
   const s = await socketTo(stack.url);
   const answer = untilClosed(s);
-  s.write(`POST /execute HTTP/1.1\r\nHost: ${new URL(stack.url).host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n`);
+  s.write(
+    `POST /execute HTTP/1.1\r\nHost: ${new URL(stack.url).host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n`,
+  );
   const chunk = 'x'.repeat(64 * 1024);
   for (let i = 0; i < 20 && !s.destroyed; i++) s.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
   const text = await answer;
@@ -91,17 +107,23 @@ t.test('a declared Content-Length over the limit: 413 with Connection: close bef
   const stack = await startStack(t);
   const s = await socketTo(stack.url);
   const answer = untilClosed(s);
-  s.write(`POST /execute HTTP/1.1\r\nHost: ${new URL(stack.url).host}\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{`);
+  s.write(
+    `POST /execute HTTP/1.1\r\nHost: ${new URL(stack.url).host}\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{`,
+  );
   const text = await answer;
   t.match(text, /^HTTP\/1\.1 413 /);
   t.match(text, /\r\nconnection: close\r\n/i);
 });
 
-t.test('a client that never finishes its headers is cut off after the headers timeout', { timeout: 20_000 }, async (t) => {
-  const stack = await startStack(t, { timeouts: { headersMs: 300, requestMs: 60_000 } });
-  const s = await socketTo(stack.url);
-  const answer = untilClosed(s);
-  s.write(`GET /v1/health HTTP/1.1\r\nHost: ${new URL(stack.url).host}\r\nX-Slow: `);
-  const text = await answer;
-  t.match(text, /^HTTP\/1\.1 408 /, 'cut off with 408 long before the 60 s request timeout');
-});
+t.test(
+  'a client that never finishes its headers is cut off after the headers timeout',
+  { timeout: 20_000 },
+  async (t) => {
+    const stack = await startStack(t, { timeouts: { headersMs: 300, requestMs: 60_000 } });
+    const s = await socketTo(stack.url);
+    const answer = untilClosed(s);
+    s.write(`GET /v1/health HTTP/1.1\r\nHost: ${new URL(stack.url).host}\r\nX-Slow: `);
+    const text = await answer;
+    t.match(text, /^HTTP\/1\.1 408 /, 'cut off with 408 long before the 60 s request timeout');
+  },
+);

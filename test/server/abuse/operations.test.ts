@@ -16,7 +16,15 @@ import { serve } from '../../_helpers/cli.js';
 import { call, codeOf, openSession, runProgram, startStack } from '../../_helpers/server.js';
 
 const NO_RETRY = { retries: 0, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 1 };
-const BREWERY = { id: 'b-1', name: 'Brewery One', city: 'Ghent', country: 'BE', kind: 'micro', founded: 2001, website: 'https://b.example' };
+const BREWERY = {
+  id: 'b-1',
+  name: 'Brewery One',
+  city: 'Ghent',
+  country: 'BE',
+  kind: 'micro',
+  founded: 2001,
+  website: 'https://b.example',
+};
 
 /** A vendor whose beers never come (the request hangs) while breweries answer at once. */
 async function hangingBeers(t: Test): Promise<FaultVendor> {
@@ -35,27 +43,37 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, trie
 
 // The vendor requests of the background runs would hold their connections for a minute; a read
 // that had to wait for one of them would outlast the test's own 30 s timeout.
-t.test('80 background runs hanging on the vendor do not starve a synchronous read of the same vendor', { timeout: 30_000 }, async (t) => {
-  const vendor = await hangingBeers(t);
-  const stack = await startStack(t, { vendorUrl: vendor.url, runtime: { requestTimeoutMs: 60_000, retry: NO_RETRY }, limits: { maxRunningOps: 80 } });
-  for (let s = 0; s < 5; s++) {
+t.test(
+  '80 background runs hanging on the vendor do not starve a synchronous read of the same vendor',
+  { timeout: 30_000 },
+  async (t) => {
+    const vendor = await hangingBeers(t);
+    const stack = await startStack(t, {
+      vendorUrl: vendor.url,
+      runtime: { requestTimeoutMs: 60_000, retry: NO_RETRY },
+      limits: { maxRunningOps: 80 },
+    });
+    for (let s = 0; s < 5; s++) {
+      const { path } = await openSession(stack.url, { entry_id: 'brewery' });
+      for (let i = 0; i < 16; i++)
+        t.equal((await runProgram(stack.url, path, `e2(name="hang-${s}-${i}")[name]`, 'wait=false')).status, 202);
+    }
+    await until('64 hanging vendor requests', () => vendor.hits('/beers').length >= 64);
     const { path } = await openSession(stack.url, { entry_id: 'brewery' });
-    for (let i = 0; i < 16; i++) t.equal((await runProgram(stack.url, path, `e2(name="hang-${s}-${i}")[name]`, 'wait=false')).status, 202);
-  }
-  await until('64 hanging vendor requests', () => vendor.hits('/beers').length >= 64);
-  const { path } = await openSession(stack.url, { entry_id: 'brewery' });
-  const read = await runProgram(stack.url, path, 'e1("b-1")[name]');
-  t.equal(read.status, 200, 'the read is answered while 64 background requests hold the vendor');
-  t.same(read.body.rows, [{ name: 'Brewery One' }]);
-  t.equal((await call(stack.url, '/v1/health')).body.operations.running, 80, 'all 80 still run');
-});
+    const read = await runProgram(stack.url, path, 'e1("b-1")[name]');
+    t.equal(read.status, 200, 'the read is answered while 64 background requests hold the vendor');
+    t.same(read.body.rows, [{ name: 'Brewery One' }]);
+    t.equal((await call(stack.url, '/v1/health')).body.operations.running, 80, 'all 80 still run');
+  },
+);
 
 t.test('the server caps running background operations in all (SVC_MAX_RUNNING_OPS)', async (t) => {
   const vendor = await hangingBeers(t);
   const stack = await startStack(t, { vendorUrl: vendor.url, limits: { maxRunningOps: 3 } });
   const a = await openSession(stack.url, { entry_id: 'brewery' });
   const b = await openSession(stack.url, { entry_id: 'brewery' });
-  for (const path of [a.path, a.path, b.path]) t.equal((await runProgram(stack.url, path, 'e2[name]', 'wait=false')).status, 202);
+  for (const path of [a.path, a.path, b.path])
+    t.equal((await runProgram(stack.url, path, 'e2[name]', 'wait=false')).status, 202);
   const over = await runProgram(stack.url, b.path, 'e2[name]', 'wait=false');
   t.equal(over.status, 429, 'the fourth, in a session that runs only one: refused');
   t.equal(codeOf(over), 'too_many_operations');
@@ -64,12 +82,20 @@ t.test('the server caps running background operations in all (SVC_MAX_RUNNING_OP
   const waited = await runProgram(stack.url, b.path, 'e1("b-1")[name]');
   t.equal(waited.status, 200, 'a waited run is not an operation: it still runs');
   t.equal((await runProgram(stack.url, b.path, 'cancel(o1)')).status, 200);
-  t.equal((await runProgram(stack.url, b.path, 'e2[name]', 'wait=false')).status, 202, 'a slot freed by a cancel is used again');
+  t.equal(
+    (await runProgram(stack.url, b.path, 'e2[name]', 'wait=false')).status,
+    202,
+    'a slot freed by a cancel is used again',
+  );
 });
 
 t.test('a background run has its own deadline, and its deadline_exceeded does not suggest wait=false', async (t) => {
   const vendor = await hangingBeers(t);
-  const stack = await startStack(t, { vendorUrl: vendor.url, runtime: { requestTimeoutMs: 60_000, retry: NO_RETRY }, limits: { backgroundDeadlineMs: 300 } });
+  const stack = await startStack(t, {
+    vendorUrl: vendor.url,
+    runtime: { requestTimeoutMs: 60_000, retry: NO_RETRY },
+    limits: { backgroundDeadlineMs: 300 },
+  });
   const { path } = await openSession(stack.url, { entry_id: 'brewery' });
   t.equal((await runProgram(stack.url, path, 'e2[name]', 'wait=false')).status, 202);
   await stack.app.idle();
@@ -87,10 +113,18 @@ t.test('the stream honours Connection: close (no keep-alive of its own)', async 
   t.equal((await runProgram(stack.url, path, 'e2[name]', 'wait=false')).status, 202);
   const u = new URL(stack.url);
   const headers = await new Promise<Record<string, string | string[] | undefined>>((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, path: `${path}/operations/o1/stream`, headers: { accept: 'text/event-stream', connection: 'close' } }, (res) => {
-      resolve(res.headers);
-      res.destroy();
-    });
+    const req = httpRequest(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `${path}/operations/o1/stream`,
+        headers: { accept: 'text/event-stream', connection: 'close' },
+      },
+      (res) => {
+        resolve(res.headers);
+        res.destroy();
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -100,7 +134,10 @@ t.test('the stream honours Connection: close (no keep-alive of its own)', async 
 
 // ---------------------------------------------------------------- shutdown of a real process
 
-interface Stream { events: EventSourceMessage[]; closed: Promise<void> }
+interface Stream {
+  events: EventSourceMessage[];
+  closed: Promise<void>;
+}
 
 async function openStream(url: string): Promise<Stream> {
   const res = await fetch(url, { headers: { accept: 'text/event-stream' } });
@@ -115,37 +152,55 @@ async function openStream(url: string): Promise<Stream> {
         if (done) break;
         parser.feed(dec.decode(value, { stream: true }));
       }
-    } catch { /* the server closed the connection */ }
+    } catch {
+      /* the server closed the connection */
+    }
   })();
   return { events, closed };
 }
 
-t.test('SIGTERM with a run hanging on the vendor: cancelled when the grace ends, streamed x, stored, exit 0 within the grace', { timeout: 40_000 }, async (t) => {
-  const vendor = await hangingBeers(t);
-  const dir = await mkdtemp(join(tmpdir(), 'svc-abuse-shutdown-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const p = await serve(t, ['--catalog-dir', 'fixtures/packed', '--port', '0', '--backend', `brewery=${vendor.url}`], { SVC_SHUTDOWN_GRACE_SECS: '2', SVC_RUN_ARTIFACTS_URL: `file://${dir}` });
-  const open = await fetch(`${p.url}/execute`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ entry_id: 'brewery' }) });
-  const s = (await open.json()) as { prompt_hash: string; session: string };
-  const path = `/execute/${s.prompt_hash}/${s.session}`;
-  const started = await runProgram(p.url, path, 'e2[name]', 'wait=false');
-  t.equal(started.status, 202);
-  await until('the vendor to hold the request', () => vendor.hits('/beers').length >= 1);
-  const stream = await openStream(`${p.url}${path}/operations/o1/stream`);
-  await until('the snapshot event', () => stream.events.length >= 1);
+t.test(
+  'SIGTERM with a run hanging on the vendor: cancelled when the grace ends, streamed x, stored, exit 0 within the grace',
+  { timeout: 40_000 },
+  async (t) => {
+    const vendor = await hangingBeers(t);
+    const dir = await mkdtemp(join(tmpdir(), 'svc-abuse-shutdown-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const p = await serve(
+      t,
+      ['--catalog-dir', 'fixtures/packed', '--port', '0', '--backend', `brewery=${vendor.url}`],
+      { SVC_SHUTDOWN_GRACE_SECS: '2', SVC_RUN_ARTIFACTS_URL: `file://${dir}` },
+    );
+    const open = await fetch(`${p.url}/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ entry_id: 'brewery' }),
+    });
+    const s = (await open.json()) as { prompt_hash: string; session: string };
+    const path = `/execute/${s.prompt_hash}/${s.session}`;
+    const started = await runProgram(p.url, path, 'e2[name]', 'wait=false');
+    t.equal(started.status, 202);
+    await until('the vendor to hold the request', () => vendor.hits('/beers').length >= 1);
+    const stream = await openStream(`${p.url}${path}/operations/o1/stream`);
+    await until('the snapshot event', () => stream.events.length >= 1);
 
-  const t0 = Date.now();
-  p.child.kill('SIGTERM');
-  const exit = await p.exited;
-  const took = Date.now() - t0;
-  t.same(exit, { code: 0, signal: null }, `exit 0 after ${took} ms (grace 2 s; before the fix the 60 s run deadline held the process)`);
-  await stream.closed;
-  const last = stream.events[stream.events.length - 1];
-  t.equal(last?.event, 'terminal', 'the stream got its terminal event');
-  t.match(last?.data, /^x o1 cancelled/, 'the run was cancelled');
-  const files = (await readdir(dir)).filter((n) => /^pr[0-9a-f]{64}\.json$/.test(n));
-  t.equal(files.length, 1, 'what the run did is stored');
-  const snap = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as { status: string };
-  t.equal(snap.status, 'cancelled');
-  t.notMatch(p.stderr, /internal error|\n\s+at /, 'no error and no stack trace in the log');
-});
+    const t0 = Date.now();
+    p.child.kill('SIGTERM');
+    const exit = await p.exited;
+    const took = Date.now() - t0;
+    t.same(
+      exit,
+      { code: 0, signal: null },
+      `exit 0 after ${took} ms (grace 2 s; before the fix the 60 s run deadline held the process)`,
+    );
+    await stream.closed;
+    const last = stream.events[stream.events.length - 1];
+    t.equal(last?.event, 'terminal', 'the stream got its terminal event');
+    t.match(last?.data, /^x o1 cancelled/, 'the run was cancelled');
+    const files = (await readdir(dir)).filter((n) => /^pr[0-9a-f]{64}\.json$/.test(n));
+    t.equal(files.length, 1, 'what the run did is stored');
+    const snap = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as { status: string };
+    t.equal(snap.status, 'cancelled');
+    t.notMatch(p.stderr, /internal error|\n\s+at /, 'no error and no stack trace in the log');
+  },
+);

@@ -24,7 +24,14 @@ const ACME = 'key-acme-5e1f0c7a';
 const GLOBEX = 'key-globex-9d3b2a61';
 const acme = { 'x-api-key': ACME };
 const globex = { 'x-api-key': GLOBEX };
-const twoTenants = () => new InboundAuth({ mode: 'required', apiKeys: [{ key: ACME, tenant_id: 'acme', subject: 'a' }, { key: GLOBEX, tenant_id: 'globex', subject: 'g' }] });
+const twoTenants = () =>
+  new InboundAuth({
+    mode: 'required',
+    apiKeys: [
+      { key: ACME, tenant_id: 'acme', subject: 'a' },
+      { key: GLOBEX, tenant_id: 'globex', subject: 'g' },
+    ],
+  });
 
 async function tmp(t: Test, prefix: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
@@ -41,7 +48,7 @@ const health = async (base: string) => (await call(base, '/v1/health')).body;
 
 // ---------------------------------------------------------------- sessions per tenant
 
-t.test('10,004 sessions of one tenant do not evict another tenant\'s session (it loses its own oldest)', async (t) => {
+t.test("10,004 sessions of one tenant do not evict another tenant's session (it loses its own oldest)", async (t) => {
   const stack = await startStack(t, { auth: twoTenants() });
   const theirs = await openSession(stack.url, { entry_id: 'brewery', seeds: ['Brewery'] }, globex);
   const first = await openSession(stack.url, { entry_id: 'brewery', seeds: ['Brewery'] }, acme);
@@ -56,11 +63,14 @@ t.test('10,004 sessions of one tenant do not evict another tenant\'s session (it
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   const still = await runProgram(stack.url, theirs.path, 'e1("b-1")[name]', '', { headers: globex });
-  t.equal(still.status, 200, 'the other tenant\'s session still answers');
+  t.equal(still.status, 200, "the other tenant's session still answers");
   const gone = await runProgram(stack.url, first.path, 'e1("b-1")[name]', '', { headers: acme });
-  t.equal(gone.status, 404, 'the busy tenant\'s own oldest session was evicted');
+  t.equal(gone.status, 404, "the busy tenant's own oldest session was evicted");
   t.equal(codeOf(gone), 'unknown_session');
-  t.ok((await health(stack.url)).sessions <= stack.app.limits.maxSessionsPerTenant + 1, 'one tenant holds at most its cap');
+  t.ok(
+    (await health(stack.url)).sessions <= stack.app.limits.maxSessionsPerTenant + 1,
+    'one tenant holds at most its cap',
+  );
 });
 
 t.test('a tenant whose sessions all run operations gets too_many_sessions, others are unaffected', async (t) => {
@@ -71,11 +81,19 @@ t.test('a tenant whose sessions all run operations gets too_many_sessions, other
     const { path } = await openSession(stack.url, { entry_id: 'brewery' }, acme);
     t.equal((await runProgram(stack.url, path, 'e2[name]', 'wait=false', { headers: acme })).status, 202);
   }
-  const third = await call(stack.url, '/execute', { body: JSON.stringify({ entry_id: 'brewery' }), type: 'application/json', headers: acme });
+  const third = await call(stack.url, '/execute', {
+    body: JSON.stringify({ entry_id: 'brewery' }),
+    type: 'application/json',
+    headers: acme,
+  });
   t.equal(third.status, 429, 'no session runs nothing: refused rather than cutting a running operation');
   t.equal(codeOf(third), 'too_many_sessions');
   t.match(third.body.errors[0].hint, /reuse an open session|cancel/);
-  const other = await call(stack.url, '/execute', { body: JSON.stringify({ entry_id: 'brewery' }), type: 'application/json', headers: globex });
+  const other = await call(stack.url, '/execute', {
+    body: JSON.stringify({ entry_id: 'brewery' }),
+    type: 'application/json',
+    headers: globex,
+  });
   t.equal(other.status, 201, 'another tenant opens sessions as usual');
 });
 
@@ -94,40 +112,49 @@ t.test('60 dry-runs of a 1 MB program: tokens hold no program, the plan cache st
   }
   gc();
   const grown = process.memoryUsage().heapUsed - before;
-  t.ok(grown < 40 * 1024 * 1024, `the heap grew ${Math.round(grown / 1048576)} MB over 60 dry-runs of 1 MB programs (about 110 MB before the fix)`);
+  t.ok(
+    grown < 40 * 1024 * 1024,
+    `the heap grew ${Math.round(grown / 1048576)} MB over 60 dry-runs of 1 MB programs (about 110 MB before the fix)`,
+  );
   const h = await health(stack.url);
-  t.ok(h.plan_cache.bytes <= h.plan_cache.max_bytes, `plan cache ${h.plan_cache.bytes} of ${h.plan_cache.max_bytes} bytes`);
+  t.ok(
+    h.plan_cache.bytes <= h.plan_cache.max_bytes,
+    `plan cache ${h.plan_cache.bytes} of ${h.plan_cache.max_bytes} bytes`,
+  );
   const status = await call(stack.url, `${path}/status`);
   t.equal(status.body.plan_tokens.length, 61, 'every dry-run minted its pcN');
 });
 
-t.test('the memory artifact store keeps to its byte budget, oldest first; long programs are stored by digest', async (t) => {
-  const artifacts = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600, memoryMaxBytes: 48 * 1024 });
-  const stack = await startStack(t, { artifacts });
-  const { path } = await openSession(stack.url, { entry_id: 'brewery' });
-  const ids: string[] = [];
-  for (let i = 0; i < 40; i++) {
-    const a = await runProgram(stack.url, path, `e2(limit=${20 + i})`);
-    t.equal(a.status, 200);
-    ids.push(a.body._meta.svc.run_id);
-  }
-  const h = (await health(stack.url)).artifacts;
-  t.equal(h.kind, 'memory');
-  t.ok(h.bytes <= h.max_bytes, `the store holds ${h.bytes} of at most ${h.max_bytes} bytes`);
-  t.ok(h.count < 40, `older snapshots were dropped (${h.count} held)`);
-  t.equal((await call(stack.url, `${path}/artifacts/${ids[0]}`)).status, 404, 'the oldest run went first');
-  t.equal((await call(stack.url, `${path}/artifacts/${ids[39]}`)).status, 200, 'the newest run is served');
+t.test(
+  'the memory artifact store keeps to its byte budget, oldest first; long programs are stored by digest',
+  async (t) => {
+    const artifacts = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600, memoryMaxBytes: 48 * 1024 });
+    const stack = await startStack(t, { artifacts });
+    const { path } = await openSession(stack.url, { entry_id: 'brewery' });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const a = await runProgram(stack.url, path, `e2(limit=${20 + i})`);
+      t.equal(a.status, 200);
+      ids.push(a.body._meta.svc.run_id);
+    }
+    const h = (await health(stack.url)).artifacts;
+    t.equal(h.kind, 'memory');
+    t.ok(h.bytes <= h.max_bytes, `the store holds ${h.bytes} of at most ${h.max_bytes} bytes`);
+    t.ok(h.count < 40, `older snapshots were dropped (${h.count} held)`);
+    t.equal((await call(stack.url, `${path}/artifacts/${ids[0]}`)).status, 404, 'the oldest run went first');
+    t.equal((await call(stack.url, `${path}/artifacts/${ids[39]}`)).status, 200, 'the newest run is served');
 
-  const long = `e1(city=<<EOT\n${'y'.repeat(20_000)}\nEOT)[name]`;
-  const run = await runProgram(stack.url, path, long);
-  const art = await call(stack.url, `${path}/artifacts/${run.body._meta.svc.run_id}`);
-  t.equal(art.status, 200);
-  t.equal(art.body.program, undefined, 'a 20 KB program is not stored as text');
-  t.match(art.body.program_sha256, /^[0-9a-f]{64}$/, 'but by its digest');
-  t.equal(art.body.program_bytes, Buffer.byteLength(long));
-  const short = await call(stack.url, `${path}/artifacts/${ids[39]}`);
-  t.equal(short.body.program, 'e2(limit=59)', 'a short program is stored as text');
-});
+    const long = `e1(city=<<EOT\n${'y'.repeat(20_000)}\nEOT)[name]`;
+    const run = await runProgram(stack.url, path, long);
+    const art = await call(stack.url, `${path}/artifacts/${run.body._meta.svc.run_id}`);
+    t.equal(art.status, 200);
+    t.equal(art.body.program, undefined, 'a 20 KB program is not stored as text');
+    t.match(art.body.program_sha256, /^[0-9a-f]{64}$/, 'but by its digest');
+    t.equal(art.body.program_bytes, Buffer.byteLength(long));
+    const short = await call(stack.url, `${path}/artifacts/${ids[39]}`);
+    t.equal(short.body.program, 'e2(limit=59)', 'a short program is stored as text');
+  },
+);
 
 // ---------------------------------------------------------------- request bodies
 
@@ -142,13 +169,25 @@ t.test('deep or odd seeds are a 400 with a short message, never a 500', async (t
   const ctx = await postText(stack.url, `${path}/context`, `{"seeds":${deep}}`);
   t.equal(ctx.status, 400, '/context: 400');
   t.equal(codeOf(ctx), 'bad_json');
-  const nested = await postText(stack.url, '/execute', `{"entry_id":"brewery","seeds":[${'['.repeat(40)}1${']'.repeat(40)}]}`);
+  const nested = await postText(
+    stack.url,
+    '/execute',
+    `{"entry_id":"brewery","seeds":[${'['.repeat(40)}1${']'.repeat(40)}]}`,
+  );
   t.equal(nested.status, 400);
   t.equal(codeOf(nested), 'bad_seed', 'a seed that is a nested list: bad_seed');
-  const long = await postText(stack.url, '/execute', JSON.stringify({ entry_id: 'brewery', seeds: [{ entity: 'x'.repeat(100_000) }] }));
+  const long = await postText(
+    stack.url,
+    '/execute',
+    JSON.stringify({ entry_id: 'brewery', seeds: [{ entity: 'x'.repeat(100_000) }] }),
+  );
   t.equal(long.status, 400);
   t.ok(long.text.length < 2000, `a 100 KB seed is quoted by a short prefix (${long.text.length} bytes answered)`);
-  const longName = await postText(stack.url, '/execute', JSON.stringify({ entry_id: 'brewery', seeds: [`brewery:${'Q'.repeat(300)}`] }));
+  const longName = await postText(
+    stack.url,
+    '/execute',
+    JSON.stringify({ entry_id: 'brewery', seeds: [`brewery:${'Q'.repeat(300)}`] }),
+  );
   t.equal(codeOf(longName), 'bad_seed');
   t.notMatch(longName.text, 'Q'.repeat(100));
   t.equal((await call(stack.url, '/v1/health')).status, 200, 'the server is alive');
@@ -177,7 +216,11 @@ t.test('every JSON body field of the wrong type is a 400 bad_arguments, and noth
     t.match(a.body.errors?.[0]?.message, message);
   }
   t.same((await call(stack.url, `${path}/runs`)).body.runs, [], 'no request ran anything');
-  const nulls = await postText(stack.url, path, JSON.stringify({ program: 'e1("b-1")[name]', wait: null, force: null, mode: null, plan_commit_ref: null }));
+  const nulls = await postText(
+    stack.url,
+    path,
+    JSON.stringify({ program: 'e1("b-1")[name]', wait: null, force: null, mode: null, plan_commit_ref: null }),
+  );
   t.equal(nulls.status, 200, 'null counts as absent');
 });
 
@@ -193,7 +236,11 @@ t.test('a stored run is served after a restart (file store) to its tenant, and o
   const id = run.body._meta.svc.run_id as string;
   await before.close();
 
-  const after = await startStack(t, { auth: twoTenants(), vendorUrl: before.vendorUrl, artifacts: await FileArtifactStore.open(dir, opts) });
+  const after = await startStack(t, {
+    auth: twoTenants(),
+    vendorUrl: before.vendorUrl,
+    artifacts: await FileArtifactStore.open(dir, opts),
+  });
   const art = await call(after.url, `${path}/artifacts/${id}`, { headers: acme });
   t.equal(art.status, 200, 'the run is served by the new process');
   t.same(art.body.steps[0].rows, run.body.rows, 'with the rows answered before the restart');
@@ -202,7 +249,11 @@ t.test('a stored run is served after a restart (file store) to its tenant, and o
   t.equal(other.status, 404, 'another tenant: 404, as for any unknown session');
   t.notMatch(other.text, /Berlin|rows/);
   const [, , ph, sid] = path.split('/');
-  const elsewhere = await call(after.url, `/execute/${ph}/${sid!.replace(/.$/, (c) => (c === '0' ? '1' : '0'))}/artifacts/${id}`, { headers: acme });
+  const elsewhere = await call(
+    after.url,
+    `/execute/${ph}/${sid!.replace(/.$/, (c) => (c === '0' ? '1' : '0'))}/artifacts/${id}`,
+    { headers: acme },
+  );
   t.equal(elsewhere.status, 404, 'another session address: 404');
   const program = await runProgram(after.url, path, 'e1[name]', '', { headers: acme });
   t.equal(codeOf(program), 'unknown_session', 'the session itself is gone: new programs need a new session');
@@ -232,44 +283,53 @@ async function repackBrewery(t: Test, dir: string): Promise<void> {
   const src = await tmp(t, 'svc-abuse-src-');
   await cp(join(ROOT, 'fixtures', 'catalogs', 'brewery'), src, { recursive: true });
   const file = join(src, 'catalog.yaml');
-  await writeFile(file, (await readFile(file, 'utf8')).replace(/description: [^\n]*/, 'description: Breweries (reloaded).'));
+  await writeFile(
+    file,
+    (await readFile(file, 'utf8')).replace(/description: [^\n]*/, 'description: Breweries (reloaded).'),
+  );
   const compiled = compileSource(await readSourceDir(src));
   t.same(compiled.diagnostics, []);
   for (const n of await readdir(dir)) if (n.startsWith('brewery.')) await unlink(join(dir, n));
   await writeArtifacts(compiled.cgs!, compiled.cgs_hash!, dir);
 }
 
-t.test('after a reload changed its catalog, a session still answers wait, /runs and /artifacts; new programs are refused', async (t) => {
-  const dir = await tmp(t, 'svc-abuse-reload-');
-  await cp(PACKED, dir, { recursive: true });
-  const stack = await startStack(t, { catalogDir: dir, controlPlaneSecret: 'reload-secret-0a9b' });
-  const { path } = await openSession(stack.url, { entry_id: 'brewery' });
-  const read = await runProgram(stack.url, path, 'e1[name]');
-  const acc = await runProgram(stack.url, path, 'e1(city="Berlin")[name]', 'wait=false');
-  t.equal(acc.status, 202);
-  const h = acc.body._meta.svc.op.n as string;
-  await stack.app.idle();
-  await repackBrewery(t, dir);
-  const reload = await call(stack.url, '/internal/catalog-registry/v1/reload', { method: 'POST', headers: { 'x-svc-control-plane-secret': 'reload-secret-0a9b' } });
-  t.equal(reload.status, 200);
+t.test(
+  'after a reload changed its catalog, a session still answers wait, /runs and /artifacts; new programs are refused',
+  async (t) => {
+    const dir = await tmp(t, 'svc-abuse-reload-');
+    await cp(PACKED, dir, { recursive: true });
+    const stack = await startStack(t, { catalogDir: dir, controlPlaneSecret: 'reload-secret-0a9b' });
+    const { path } = await openSession(stack.url, { entry_id: 'brewery' });
+    const read = await runProgram(stack.url, path, 'e1[name]');
+    const acc = await runProgram(stack.url, path, 'e1(city="Berlin")[name]', 'wait=false');
+    t.equal(acc.status, 202);
+    const h = acc.body._meta.svc.op.n as string;
+    await stack.app.idle();
+    await repackBrewery(t, dir);
+    const reload = await call(stack.url, '/internal/catalog-registry/v1/reload', {
+      method: 'POST',
+      headers: { 'x-svc-control-plane-secret': 'reload-secret-0a9b' },
+    });
+    t.equal(reload.status, 200);
 
-  const waited = await runProgram(stack.url, path, `wait(${h})`);
-  t.equal(waited.status, 200, 'wait(oN) of an operation it started');
-  t.equal(waited.body._meta.svc.op['~'], '!');
-  t.ok(waited.body.rows.length > 0, 'with its rows');
-  const runs = await call(stack.url, `${path}/runs`);
-  t.equal(runs.status, 200, '/runs');
-  t.equal(runs.body.runs.length, 2);
-  const art = await call(stack.url, `${path}/artifacts/${read.body._meta.svc.run_id}`);
-  t.equal(art.status, 200, '/artifacts of a run it made');
-  const fresh = await runProgram(stack.url, path, 'e1[name]');
-  t.equal(fresh.status, 409, 'a new program: 409');
-  t.equal(codeOf(fresh), 'session_stale');
-  const paging = await runProgram(stack.url, path, `page(${/page\((pg\d+)\)/.exec(read.body.more)![1]})`);
-  t.equal(codeOf(paging), 'session_stale', 'a page of the old catalog: refused too');
-  const dryWait = await runProgram(stack.url, path, `wait(${h})`, 'mode=plan');
-  t.equal(codeOf(dryWait), 'session_stale', 'only the continuations themselves are served');
-});
+    const waited = await runProgram(stack.url, path, `wait(${h})`);
+    t.equal(waited.status, 200, 'wait(oN) of an operation it started');
+    t.equal(waited.body._meta.svc.op['~'], '!');
+    t.ok(waited.body.rows.length > 0, 'with its rows');
+    const runs = await call(stack.url, `${path}/runs`);
+    t.equal(runs.status, 200, '/runs');
+    t.equal(runs.body.runs.length, 2);
+    const art = await call(stack.url, `${path}/artifacts/${read.body._meta.svc.run_id}`);
+    t.equal(art.status, 200, '/artifacts of a run it made');
+    const fresh = await runProgram(stack.url, path, 'e1[name]');
+    t.equal(fresh.status, 409, 'a new program: 409');
+    t.equal(codeOf(fresh), 'session_stale');
+    const paging = await runProgram(stack.url, path, `page(${/page\((pg\d+)\)/.exec(read.body.more)![1]})`);
+    t.equal(codeOf(paging), 'session_stale', 'a page of the old catalog: refused too');
+    const dryWait = await runProgram(stack.url, path, `wait(${h})`, 'mode=plan');
+    t.equal(codeOf(dryWait), 'session_stale', 'only the continuations themselves are served');
+  },
+);
 
 t.test('a write whose run artifact cannot be stored answers its result with a warning, never a 500', async (t) => {
   const dir = await tmp(t, 'svc-abuse-store-');

@@ -2,4 +2,7 @@
 import { MemorySessionRepository } from '../../../server/execute/memory-repository.js';
 import { repositorySuite } from './repository.case.js';
 
-repositorySuite('memory', async ({ limits, now }) => ({ repo: new MemorySessionRepository(limits, now), close: async () => {} }));
+repositorySuite('memory', async ({ limits, now }) => ({
+  repo: new MemorySessionRepository(limits, now),
+  close: async () => {},
+}));

@@ -12,7 +12,10 @@ import type { OpDescriptor, SessionKey } from '../../../server/execute/state.js'
 import { fixtureRegistry } from '../../_helpers/registry.js';
 
 export interface RepositoryFactory {
-  (opts: { limits: Partial<RepositoryLimits>; now: () => number }): Promise<{ repo: SessionRepository; close(): Promise<void> }>;
+  (opts: {
+    limits: Partial<RepositoryLimits>;
+    now: () => number;
+  }): Promise<{ repo: SessionRepository; close(): Promise<void> }>;
 }
 
 const init = (tenant = 'acme', intent = 'x') => ({ entry_id: 'brewery', cgs_hash: 'h'.repeat(64), intent, tenant });
@@ -28,7 +31,17 @@ async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   }
 }
 
-const running = (handle: string): OpDescriptor => ({ handle, state: 'running', started: 0, steps: 1, returns: ['n1'], progress: {}, version: 0, seen: 0, errors: [] });
+const running = (handle: string): OpDescriptor => ({
+  handle,
+  state: 'running',
+  started: 0,
+  steps: 1,
+  returns: ['n1'],
+  progress: {},
+  version: 0,
+  seen: 0,
+  errors: [],
+});
 
 export function repositorySuite(name: string, factory: RepositoryFactory): void {
   let clock = 1_000_000;
@@ -50,12 +63,19 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
     t.not(b.session, a.session, 'a fresh session id');
     t.equal((await repo.get(a))?.session, a.session);
     t.equal(await repo.get({ prompt_hash: a.prompt_hash, session: '0'.repeat(16) }), undefined, 'an unknown address');
-    const out = await repo.update(a, (s) => { s.teaching = 'T'; s.pins.set('helpdesk', 'x'); return s.pins.size; });
+    const out = await repo.update(a, (s) => {
+      s.teaching = 'T';
+      s.pins.set('helpdesk', 'x');
+      return s.pins.size;
+    });
     t.equal(out, 2, 'update returns what the change returns');
     const after = await repo.get(a);
     t.equal(after?.teaching, 'T', 'the change is kept');
     t.same([...after!.pins.keys()], ['brewery', 'helpdesk'], 'maps keep their order');
-    t.equal(await codeOf(repo.update({ prompt_hash: a.prompt_hash, session: '0'.repeat(16) }, () => 1)), 'unknown_session');
+    t.equal(
+      await codeOf(repo.update({ prompt_hash: a.prompt_hash, session: '0'.repeat(16) }, () => 1)),
+      'unknown_session',
+    );
     t.equal(await repo.size(), 2);
   });
 
@@ -63,7 +83,9 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
     const repo = await open(t);
     const registry = await fixtureRegistry();
     const s = await repo.create(init());
-    await repo.update(s, (st) => { st.symbols.expose(registry, [{ api: 'brewery', entity: 'Beer' }]); });
+    await repo.update(s, (st) => {
+      st.symbols.expose(registry, [{ api: 'brewery', entity: 'Beer' }]);
+    });
     const got = await repo.get(s);
     t.equal(got?.symbols.entitySymbol('brewery', 'Beer')?.sym, 'e1', 'exposed symbols are kept');
     t.equal(got?.symbols.domainRevision, 1);
@@ -77,8 +99,14 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
     t.equal(await repo.next(s, 'o'), 1, 'oN from 1');
     const many = await Promise.all(Array.from({ length: 200 }, () => repo.next(s, 'pg')));
     t.equal(new Set(many).size, 200, '200 concurrent mints: 200 different numbers');
-    t.same([...many].sort((x, y) => x - y), Array.from({ length: 200 }, (_, i) => i + 2), 'and none skipped');
-    const mixed = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? repo.next(s, 'o') : repo.update(s, (st) => ++st.counters.o))));
+    t.same(
+      [...many].sort((x, y) => x - y),
+      Array.from({ length: 200 }, (_, i) => i + 2),
+      'and none skipped',
+    );
+    const mixed = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? repo.next(s, 'o') : repo.update(s, (st) => ++st.counters.o))),
+    );
     t.equal(new Set(mixed).size, 50, 'next and an update counting by hand do not collide');
   });
 
@@ -89,12 +117,16 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
       st.tokens.set('pc0', { commit_id: 'W', verdict: 'review', mutations: 1, minted_at: clock });
       st.tokens.set('pc1', { commit_id: 'R', verdict: 'proceed', mutations: 0, minted_at: clock });
     });
-    const race = await Promise.allSettled([repo.spendToken(s, 'pc0', 'W', clock), repo.spendToken(s, 'pc0', 'W', clock)]);
+    const race = await Promise.allSettled([
+      repo.spendToken(s, 'pc0', 'W', clock),
+      repo.spendToken(s, 'pc0', 'W', clock),
+    ]);
     t.equal(race.filter((r) => r.status === 'fulfilled').length, 1, 'exactly one of two concurrent spends succeeds');
     const lost = race.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     t.equal((lost.reason as SvcFailure).errors[0]?.code, 'plan_token_consumed');
     t.equal((await repo.get(s))?.tokens.get('pc0')?.consumed_at, clock, 'the token is marked consumed');
-    for (let i = 0; i < 3; i++) t.equal((await repo.spendToken(s, 'pc1', 'R', clock)).commit_id, 'R', 'a read token is never consumed');
+    for (let i = 0; i < 3; i++)
+      t.equal((await repo.spendToken(s, 'pc1', 'R', clock)).commit_id, 'R', 'a read token is never consumed');
     t.equal(await codeOf(repo.spendToken(s, 'pc1', 'OTHER', clock)), 'plan_token_mismatch');
     t.equal(await codeOf(repo.spendToken(s, 'pc9', 'R', clock)), 'plan_token_unknown');
     t.equal(await codeOf(repo.spendToken(s, 'pc1', 'R', clock + 10 * 60 * 1000 + 1)), 'plan_token_expired');
@@ -104,11 +136,15 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
     const repo = await open(t, { idleMs: 1000 });
     const idle = await repo.create(init());
     const busy = await repo.create(init());
-    await repo.update(busy, (st) => { st.ops.set('o1', running('o1')); });
+    await repo.update(busy, (st) => {
+      st.ops.set('o1', running('o1'));
+    });
     clock += 1001;
     t.equal(await repo.get(idle), undefined, 'idle past the limit: gone');
     t.ok(await repo.get(busy), 'a running operation keeps its session');
-    await repo.update(busy, (st) => { st.ops.get('o1')!.state = 'succeeded'; });
+    await repo.update(busy, (st) => {
+      st.ops.get('o1')!.state = 'succeeded';
+    });
     clock += 500;
     await repo.sweep();
     t.equal(await repo.size(), 1, 'touched 500 ms ago: kept by the sweep');
@@ -121,14 +157,20 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
     const repo = await open(t, { maxSessionsPerTenant: 3, maxSessions: 100 });
     const other = await repo.create(init('globex'));
     const acme: SessionKey[] = [];
-    for (let i = 0; i < 3; i++) { acme.push(await repo.create(init('acme'))); clock += 1; }
+    for (let i = 0; i < 3; i++) {
+      acme.push(await repo.create(init('acme')));
+      clock += 1;
+    }
     await repo.get(acme[0]!); // the first is now the most recently used
     clock += 1;
     await repo.create(init('acme'));
     t.ok(await repo.get(acme[0]!), 'a recently used session stays');
     t.equal(await repo.get(acme[1]!), undefined, 'the least recently used one of the tenant went');
     t.ok(await repo.get(other), 'another tenant is untouched');
-    for (const k of [acme[0]!, acme[2]!]) await repo.update(k, (st) => { st.ops.set('o1', running('o1')); });
+    for (const k of [acme[0]!, acme[2]!])
+      await repo.update(k, (st) => {
+        st.ops.set('o1', running('o1'));
+      });
     clock += 1;
     await repo.create(init('acme')); // evicts the one idle session of acme
     const all = await Promise.all([acme[0]!, acme[2]!].map((k) => repo.get(k)));
@@ -136,8 +178,14 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
     const newest = await repo.create(init('acme')).catch((e: unknown) => e);
     // acme now holds 3: two running and the one just created (idle): that one goes.
     t.notOk(newest instanceof SvcFailure, 'an idle one could still go');
-    await repo.update(newest as SessionKey, (st) => { st.ops.set('o1', running('o1')); });
-    t.equal(await codeOf(repo.create(init('acme'))), 'too_many_sessions', 'every session of the tenant runs an operation: refused');
+    await repo.update(newest as SessionKey, (st) => {
+      st.ops.set('o1', running('o1'));
+    });
+    t.equal(
+      await codeOf(repo.create(init('acme'))),
+      'too_many_sessions',
+      'every session of the tenant runs an operation: refused',
+    );
     t.ok((await repo.create(init('globex'))).session, 'another tenant still opens sessions');
   });
 

@@ -16,18 +16,30 @@ import { ExecuteService } from '../../../server/execute/service.js';
 
 const vendor = await startDemoVendor();
 t.teardown(() => vendor.close());
-const { registry } = await loadCatalogDir(join(import.meta.dirname, '..', '..', '..', 'fixtures', 'packed'), { backendOverrides: { brewery: vendor.url, helpdesk: vendor.url } });
+const { registry } = await loadCatalogDir(join(import.meta.dirname, '..', '..', '..', 'fixtures', 'packed'), {
+  backendOverrides: { brewery: vendor.url, helpdesk: vendor.url },
+});
 const artifacts = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 60 });
 t.teardown(() => artifacts.close());
 const sessions = new MemorySessionRepository();
-const service = new ExecuteService({ registry: () => registry, sessions, artifacts, runtime: { progressIntervalMs: 0 } });
+const service = new ExecuteService({
+  registry: () => registry,
+  sessions,
+  artifacts,
+  runtime: { progressIntervalMs: 0 },
+});
 t.teardown(() => service.cancelAll(100));
 
 async function session() {
   const opened = await service.open({ entry_id: 'brewery', seeds: ['Brewery', 'Beer'] }, 'acme');
   t.equal(opened.kind, 'created');
   t.notOk('status' in opened, 'an outcome has no protocol status');
-  return (await service.find({ prompt_hash: opened.extra!.prompt_hash as string, session: opened.extra!.session as string }, 'acme')).session;
+  return (
+    await service.find(
+      { prompt_hash: opened.extra!.prompt_hash as string, session: opened.extra!.session as string },
+      'acme',
+    )
+  ).session;
 }
 
 const run = { mode: 'live' as const, wait: true, force: false };
@@ -35,13 +47,20 @@ const run = { mode: 'live' as const, wait: true, force: false };
 t.test('an awaited run reports its progress to the caller', async (t) => {
   const s = await session();
   const events: ProgressEvent[] = [];
-  const o = await service.program(s, { ...run, program: 'b = e1(country="DE")[id]\nb.beers[name]', onProgress: (e) => events.push(e) });
+  const o = await service.program(s, {
+    ...run,
+    program: 'b = e1(country="DE")[id]\nb.beers[name]',
+    onProgress: (e) => events.push(e),
+  });
   t.equal(o.kind, 'result');
   t.same(o.errors, []);
   t.ok(o.results[0]!.rows.length > 0, 'rows');
   t.equal(events[0]?.kind, 'start', 'a start event first');
   t.equal(events[events.length - 1]?.kind, 'end', 'an end event last');
-  t.ok(events.some((e) => e.kind === 'step' && e.phase === 'done'), 'step events between');
+  t.ok(
+    events.some((e) => e.kind === 'step' && e.phase === 'done'),
+    'step events between',
+  );
 });
 
 t.test('an awaited run stops when its signal aborts', async (t) => {
@@ -60,11 +79,22 @@ t.test('operations are followed through watch; wait and cancel are reports', asy
   const h = (started.meta.op as { n: string }).n;
   const w = await service.watch(s, h);
   const seen: OpEvent[] = [];
-  if (!w.terminal) await new Promise<void>((resolve) => { w.subscribe((e) => { seen.push(e); if (e.kind === 'terminal') resolve(); }); });
+  if (!w.terminal)
+    await new Promise<void>((resolve) => {
+      w.subscribe((e) => {
+        seen.push(e);
+        if (e.kind === 'terminal') resolve();
+      });
+    });
   const end = await service.program(s, { ...run, program: `wait(${h})` });
   t.equal(end.kind, 'report', 'wait answers a report');
   t.equal((end.meta.op as { '~': string })['~'], '!');
-  if (!w.terminal) t.match(seen[seen.length - 1], { kind: 'terminal', line: new RegExp(`^! ${h} succeeded`) }, 'the subscriber got the terminal line');
+  if (!w.terminal)
+    t.match(
+      seen[seen.length - 1],
+      { kind: 'terminal', line: new RegExp(`^! ${h} succeeded`) },
+      'the subscriber got the terminal line',
+    );
 });
 
 t.test('hints speak in program forms, never routes or query parameters', async (t) => {
@@ -76,7 +106,9 @@ t.test('hints speak in program forms, never routes or query parameters', async (
   t.equal((refused as SvcFailure).errors[0]!.code, 'review_required');
   t.match(hint, /dry-run it, then run the same program with the pcN/);
   t.notMatch(hint, /mode=|plan_commit_ref|POST|\/execute/);
-  const other = await service.find({ prompt_hash: s.prompt_hash, session: s.session }, 'globex').catch((e: unknown) => e);
+  const other = await service
+    .find({ prompt_hash: s.prompt_hash, session: s.session }, 'globex')
+    .catch((e: unknown) => e);
   t.equal((other as SvcFailure).errors[0]!.code, 'forbidden');
   t.notMatch((other as SvcFailure).errors[0]!.hint!, /POST|\/execute/);
 });
