@@ -1,5 +1,5 @@
 /** Catalog loading options shared by the commands that load catalogs (`catalogs`, later `serve`). */
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { formatError, svcError, SvcFailure } from '../common/errors.js';
 import { loadCatalogDir, loadSchemaFile, type LoadOptions, type LoadResult } from '../pack/index.js';
 import { displayUrl } from '../pack/urls.js';

@@ -21,7 +21,7 @@ export function canonicalHash(value: unknown): string {
 
 /** Deep copy of a JSON value with object keys sorted, for pretty but deterministic files. */
 export function sortKeysDeep<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v) => sortKeysDeep(v)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((v) => sortKeysDeep(v)) as T;
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(value).sort()) {

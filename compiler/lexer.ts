@@ -8,7 +8,7 @@ import { Lexer, type ILexingError, type IToken } from 'chevrotain';
 import { MAX_SHOWN_ERRORS } from '../common/bound-errors.js';
 import { svcError, type Span, type SvcError } from '../common/errors.js';
 import { quote } from '../common/quote.js';
-import { LineIndex } from './spans.js';
+import { type LineIndex } from './spans.js';
 import {
   allTokens,
   forgetLexedText,

@@ -383,8 +383,7 @@ function checkParam(
   // A type taken from the entity field of the same name is checked (and reported) at the field.
   const { name: _n, description: _d, required: _r, default: _v, ...type } = p;
   const field = entity?.fields.find((f) => f.name === p.name);
-  const inherited =
-    field !== undefined && JSON.stringify(sortType(field)) === JSON.stringify(sortType(type as TypeSpec));
+  const inherited = field !== undefined && JSON.stringify(sortType(field)) === JSON.stringify(sortType(type));
   if (!inherited) checkType(p, at, `parameter \`${c.name}.${p.name}\``, knownEntity, fail);
   if (p.default === undefined) return;
   if (p.type === 'enum' && Array.isArray(p.values) && !p.values.includes(p.default as string)) {
@@ -484,8 +483,8 @@ function checkMapping(c: Capability, at: string, droppedParam: (n: string) => bo
   }
   const used = new Set(path.params);
   const templates: Array<[string, string]> = [
-    ...Object.entries(h.query).map(([k, t]): [string, string] => [`${hat}/query`, t]),
-    ...Object.entries(h.headers).map(([k, t]): [string, string] => [`${hat}/headers`, t]),
+    ...Object.values(h.query).map((t): [string, string] => [`${hat}/query`, t]),
+    ...Object.values(h.headers).map((t): [string, string] => [`${hat}/headers`, t]),
   ];
   for (const [where, t] of templates) {
     const parsed = parseTemplate(t);

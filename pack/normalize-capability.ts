@@ -5,7 +5,7 @@
 import { suggestHint } from '../common/suggest.js';
 import type { Capability, CapabilityKind, Entity, JsonValue, ParamDef, Returns, TypeSpec } from './cgs.js';
 import { normalizeTypeSpec } from './normalize-entity.js';
-import { isObj, type NormalizeContext, type Obj } from './normalize-context.js';
+import { isObj, type NormalizeContext, type Obj, text } from './normalize-context.js';
 import { normalizeMapping, type RawMapping } from './normalize-mapping.js';
 import { isPoisoned } from './prune-invalid.js';
 import type { KeyPath, SourceData } from './source.js';
@@ -29,7 +29,7 @@ export function normalizeCapability(
     name,
     kind,
     entity: String(raw.entity),
-    description: String(raw.description ?? ''),
+    description: text(raw.description, ''),
     params,
     returns: (raw.returns as Returns | undefined) ?? defaultReturns(kind),
     http: { method: 'GET', path: '/', query: {}, headers: {}, array_style: 'repeat', response: { path: '' } },
@@ -45,7 +45,7 @@ export function normalizeCapability(
       `add \`${name}: GET /path\` (or an object with method and path) under \`mappings:\``,
     );
   }
-  const idParam = raw.id_param !== undefined ? String(raw.id_param) : defaultIdParam(kind, params, entity);
+  const idParam = raw.id_param !== undefined ? text(raw.id_param) : defaultIdParam(kind, params, entity);
   if (idParam !== undefined) cap.id_param = idParam;
   return cap;
 }
@@ -67,15 +67,15 @@ function normalizeParams(
     cx.mark(pat, f, psrc);
     const s = isObj(spec) ? spec : {};
     let type: TypeSpec;
-    let description = String(s.description ?? '');
+    let description = text(s.description, '');
     if (typeof spec === 'string' || s.type !== undefined) {
       type = normalizeTypeSpec(cx, spec, f, psrc, pat);
     } else {
-      const fieldName = String(s.field ?? pname);
+      const fieldName = text(s.field, pname);
       const field = entity?.fields.find((x) => x.name === fieldName);
       if (field) {
         const { name: _n, description: fd, ...t } = field;
-        type = t as TypeSpec;
+        type = t;
         if (!description) description = fd;
       } else {
         type = { type: 'string' };
@@ -92,7 +92,7 @@ function normalizeParams(
         }
       }
     }
-    const p: ParamDef = { name: pname, description, required: s.required === true, ...type } as ParamDef;
+    const p: ParamDef = { name: pname, description, required: s.required === true, ...type };
     if (s.required !== undefined) cx.mark(`${pat}/required`, f, [...psrc, 'required']);
     if (s.default !== undefined) {
       p.default = s.default as JsonValue;

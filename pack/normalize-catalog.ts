@@ -1,6 +1,6 @@
 /** The catalog header of a source (`catalog:`): identity, backend URL and outbound auth, defaults made explicit. */
 import type { Cgs, OutboundAuth } from './cgs.js';
-import { isObj, type NormalizeContext, type Obj } from './normalize-context.js';
+import { isObj, type NormalizeContext, type Obj, text } from './normalize-context.js';
 import type { SourceData } from './source.js';
 
 /** Fill the header fields of `cgs` from the `catalog:` section of `f`. */
@@ -9,12 +9,12 @@ export function normalizeCatalog(cx: NormalizeContext, cgs: Cgs, f: SourceData):
   for (const k of ['entry_id', 'version', 'label', 'tags', 'description', 'backend', 'auth'])
     cx.mark(`/${k}`, f, ['catalog', k]);
   cx.mark('/backend/base_url', f, ['catalog', 'backend', 'url']);
-  cgs.entry_id = String(c.entry_id ?? '');
+  cgs.entry_id = text(c.entry_id, '');
   cgs.version = c.version as number;
-  cgs.label = String(c.label ?? '');
+  cgs.label = text(c.label, '');
   cgs.tags = Array.isArray(c.tags) ? c.tags.map(String) : [];
-  cgs.description = String(c.description ?? '');
-  const url = isObj(c.backend) ? String(c.backend.url ?? '') : '';
+  cgs.description = text(c.description, '');
+  const url = isObj(c.backend) ? text(c.backend.url, '') : '';
   cgs.backend = { base_url: url.replace(/([^/])\/+$/, '$1') };
   cgs.auth = normalizeAuth(isObj(c.auth) ? c.auth : { scheme: 'none' });
 }

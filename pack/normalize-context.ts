@@ -30,3 +30,13 @@ export class NormalizeContext {
     this.errors.push({ error: svcError(code, message, hint ? { hint } : {}), at });
   }
 }
+
+/**
+ * A text field of validated source data: a string as it is, a number or boolean written out, and
+ * `fallback` for anything else (absent, null, or a shape the schema check already reported).
+ */
+export function text(v: unknown, fallback = ''): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return fallback;
+}

@@ -1,6 +1,6 @@
 /** Entities of a source: fields (shorthand types expanded, nested objects and arrays) and relations. */
 import type { Entity, FieldDef, Relation, TypeSpec } from './cgs.js';
-import { isObj, type NormalizeContext, type Obj } from './normalize-context.js';
+import { isObj, type NormalizeContext, type Obj, text } from './normalize-context.js';
 import type { KeyPath, SourceData } from './source.js';
 
 /** The entity `name` as written in `f`, at CGS pointer `at`. */
@@ -19,22 +19,22 @@ export function normalizeEntity(cx: NormalizeContext, name: string, raw: Obj, f:
     for (const k of Object.keys(bind)) cx.mark(`${rat}/bind/${k}`, f, [...rsrc, 'bind', k]);
     relations.push({
       name: rname,
-      description: String(rr.description ?? ''),
+      description: text(rr.description, ''),
       target: String(rr.target),
       cardinality: rr.cardinality as 'one' | 'many',
       capability: String(rr.capability),
       bind: { ...bind },
     });
   }
-  return { name, description: String(raw.description ?? ''), id_field: String(raw.id ?? 'id'), fields, relations };
+  return { name, description: text(raw.description, ''), id_field: text(raw.id, 'id'), fields, relations };
 }
 
 function normalizeFields(cx: NormalizeContext, raw: Obj, f: SourceData, src: KeyPath, at: string): FieldDef[] {
   return Object.entries(raw).map(([fname, spec], i) => {
     cx.mark(`${at}/${i}`, f, [...src, fname]);
     const t = normalizeTypeSpec(cx, spec, f, [...src, fname], `${at}/${i}`);
-    const description = isObj(spec) ? String(spec.description ?? '') : '';
-    return { name: fname, description, ...t } as FieldDef;
+    const description = isObj(spec) ? text(spec.description, '') : '';
+    return { name: fname, description, ...t };
   });
 }
 
@@ -47,8 +47,8 @@ export function normalizeTypeSpec(
   at: string,
 ): TypeSpec {
   if (typeof spec === 'string') return { type: spec } as TypeSpec;
-  const s = (isObj(spec) ? spec : {}) as Obj;
-  const type = String(s.type ?? 'string');
+  const s = isObj(spec) ? spec : {};
+  const type = text(s.type, 'string');
   const out: Obj = { type };
   if (s.values !== undefined) out.values = s.values;
   if (s.entity !== undefined) out.entity = s.entity;

@@ -4,7 +4,7 @@
  * pagination with its style's keys and defaults.
  */
 import type { Capability, HttpMapping, HttpMethod, JsonValue, Pagination } from './cgs.js';
-import { isObj, type NormalizeContext, type Obj } from './normalize-context.js';
+import { isObj, type NormalizeContext, type Obj, text } from './normalize-context.js';
 import type { KeyPath, SourceData } from './source.js';
 import { jsonTemplateParams, parseTemplate } from './template.js';
 
@@ -114,7 +114,7 @@ export function normalizeMapping(
     }
   }
   if (isObj(m.response)) {
-    http.response = { path: String(m.response.path ?? '') };
+    http.response = { path: text(m.response.path, '') };
     if (isObj(m.response.total)) http.response.total = { ...(m.response.total as { header: string }) };
   }
   return http;
@@ -131,10 +131,10 @@ function normalizePagination(p: Obj): Pagination {
   const common: Obj = {
     style: p.style,
     page_size: pageSize,
-    max_page_size: (p.max_page_size as number | undefined) ?? Math.max(100, pageSize),
+    max_page_size: p.max_page_size ?? Math.max(100, pageSize),
   };
   if (p.size_param !== undefined) common.size_param = p.size_param;
   for (const k of PAGINATION_KEYS[String(p.style)] ?? []) if (p[k] !== undefined) common[k] = p[k];
-  if (p.style === 'page' || p.style === 'link') common.first_page = (p.first_page as number | undefined) ?? 1;
+  if (p.style === 'page' || p.style === 'link') common.first_page = p.first_page ?? 1;
   return common as unknown as Pagination;
 }

@@ -219,13 +219,13 @@ class Walk {
       );
       return undefined;
     }
-    const name = node.value === null ? '' : String(node.value);
+    const name = node.value === null ? '' : scalarText(node.value);
     const first = seen.get(name);
     if (first === undefined) {
       seen.set(name, offset);
       return name;
     }
-    const shown = typeof node.source === 'string' ? node.source : String(node.value);
+    const shown = typeof node.source === 'string' ? node.source : scalarText(node.value);
     this.errors.push(
       svcError(
         'duplicate_name',
@@ -243,4 +243,13 @@ class Walk {
 
 function firstLine(s: string): string {
   return s.split('\n')[0]!.trim();
+}
+
+/** A scalar key as the JSON object it becomes names it. */
+function scalarText(v: unknown): string {
+  return typeof v === 'string'
+    ? v
+    : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint'
+      ? String(v)
+      : (JSON.stringify(v) ?? '');
 }

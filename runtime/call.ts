@@ -6,7 +6,7 @@
 import { svcError, type ErrorCode, type SvcError } from '../common/errors.js';
 import type { Capability } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
-import { AuthResolver, secretNames, TokenError } from './auth.js';
+import { type AuthResolver, secretNames, TokenError } from './auth.js';
 import { BodyTooLarge, type HttpClient, type HttpRequest, type HttpResponse } from './http-client.js';
 import { backoffMs, isResetError, retryAfterMs, RETRY_STATUSES, sleep, type RetryPolicy } from './retry.js';
 
@@ -199,6 +199,7 @@ export function vendorMessage(res: HttpResponse, secrets: string[] = []): string
     msg = end < res.body.length && longest > 0 ? whole.slice(0, Math.max(0, whole.length - longest)) : whole;
   }
   const s = typeof msg === 'string' ? redact(msg, secrets) : '';
+  // eslint-disable-next-line no-control-regex -- control characters are what is replaced
   const clean = s.replace(/[\u0000-\u001f]+/g, ' ').trim();
   return clean.length > EXCERPT_CHARS ? clean.slice(0, EXCERPT_CHARS - 3) + '...' : clean;
 }

@@ -135,7 +135,7 @@ export function coerce(t: TypeSpec, v: JsonValue): JsonValue {
       return Array.isArray(v) ? v.map((x) => coerce(t.items, x)) : v;
     case 'object': {
       if (typeof v !== 'object' || Array.isArray(v)) return v;
-      return shapeRow(t.fields, v as Row);
+      return shapeRow(t.fields, v);
     }
     case 'ref':
       return v;

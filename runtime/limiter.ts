@@ -15,14 +15,14 @@ export function limiter(n: number): Limiter {
   };
   return <T>(fn: () => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
-      queue.push(() =>
-        fn()
+      queue.push(() => {
+        void fn()
           .then(resolve, reject)
           .finally(() => {
             active--;
             next();
-          }),
-      );
+          });
+      });
       next();
     });
 }

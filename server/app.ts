@@ -250,14 +250,12 @@ export class SvcApp {
     });
     sendJson(res, 200, {
       reloaded: true,
-      entries: loaded.registry
-        .list()
-        .map((e) => ({
-          entry_id: e.entry_id,
-          version: e.version,
-          cgs_hash: e.cgs_hash,
-          changed: before.get(e.entry_id)?.cgs_hash !== e.cgs_hash,
-        })),
+      entries: loaded.registry.list().map((e) => ({
+        entry_id: e.entry_id,
+        version: e.version,
+        cgs_hash: e.cgs_hash,
+        changed: before.get(e.entry_id)?.cgs_hash !== e.cgs_hash,
+      })),
       removed,
       kept: loaded.kept,
       problems: problems.map((p) => ({

@@ -1,47 +1,39 @@
 /**
- * Stages import one way (STYLE.md): common <- pack <- compiler <- runtime <- server, cli.
- * A lower stage never imports a higher one, and no product code imports test helpers.
+ * The architecture rules of .dependency-cruiser.cjs, run on the product code: stages import one
+ * way (common <- pack <- compiler <- runtime <- server, cli), no import cycles, no product code
+ * imports test helpers, and common, pack and compiler do no file or network I/O outside their
+ * named edge modules. `npm run lint` runs the same rules.
  */
 import t from 'tap';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { cruise, type IForbiddenRuleType, type ICruiseResult } from 'dependency-cruiser';
 
-const ALLOWED: Record<string, string[]> = {
-  common: ['common'],
-  pack: ['common', 'pack'],
-  compiler: ['common', 'pack', 'compiler'],
-  runtime: ['common', 'pack', 'compiler', 'runtime'],
-  server: ['common', 'pack', 'compiler', 'runtime', 'server'],
-  cli: ['common', 'pack', 'compiler', 'runtime', 'server', 'cli'],
+const ROOT = join(import.meta.dirname, '..');
+const config = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as {
+  forbidden: IForbiddenRuleType[];
+  options: Record<string, unknown>;
 };
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
-  });
-}
-
-t.test('imports point one way between stages', async (t) => {
-  let checked = 0;
-  for (const [stage, allowed] of Object.entries(ALLOWED)) {
-    for (const f of files(stage)) {
-      for (const m of readFileSync(f, 'utf8').matchAll(/^(?:import|export)[^'"]*from\s+'(\.[^']+)'/gm)) {
-        const target = join(f, '..', m[1]!).split('/')[0]!;
-        checked++;
-        t.ok(allowed.includes(target), `${f} imports ${m[1]} (stage ${target})`);
-      }
-    }
+t.test('the product code keeps the architecture rules', async (t) => {
+  const cwd = process.cwd();
+  process.chdir(ROOT);
+  let result: ICruiseResult;
+  try {
+    const reported = await cruise(['common', 'pack', 'compiler', 'runtime', 'server', 'cli'], {
+      ...config.options,
+      validate: true,
+      ruleSet: { forbidden: config.forbidden },
+    });
+    result = reported.output as ICruiseResult;
+  } finally {
+    process.chdir(cwd);
   }
-  t.ok(checked > 100, `checked ${checked} imports`);
-});
-
-t.test('the core stages do no I/O of their own outside their named edge modules', async (t) => {
-  const edges = new Set(['pack/read-source.ts', 'pack/write-artifacts.ts', 'pack/load.ts']);
-  for (const stage of ['common', 'pack', 'compiler']) {
-    for (const f of files(stage)) {
-      if (edges.has(f)) continue;
-      t.notMatch(readFileSync(f, 'utf8'), /from 'node:(fs|fs\/promises|http|net)'/, `${f} does no file or network I/O`);
-    }
-  }
+  t.ok(result.summary.totalCruised > 100, `${result.summary.totalCruised} modules cruised`);
+  t.ok(result.summary.totalDependenciesCruised > 400, `${result.summary.totalDependenciesCruised} imports checked`);
+  const broken = result.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+  t.same(broken, [], 'no rule is broken');
+  const names = config.forbidden.map((r) => r.name);
+  for (const rule of ['no-circular', 'no-test-helpers', 'pure-core', 'layer-common', 'layer-compiler', 'layer-runtime'])
+    t.ok(names.includes(rule), `the rule ${rule} is in force`);
 });

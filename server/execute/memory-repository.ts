@@ -56,7 +56,7 @@ export class MemorySessionRepository implements SessionRepository {
     const k = keyText(s);
     this.sessions.set(k, s);
     let t = this.byTenant.get(s.tenant);
-    if (!t) this.byTenant.set(s.tenant, (t = new Map()));
+    if (!t) this.byTenant.set(s.tenant, (t = new Map<string, SessionState>()));
     t.set(k, s);
     return s;
   }

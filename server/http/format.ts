@@ -156,10 +156,10 @@ function plain(o: Outcome, source?: string): string {
  * `verdict=review flow=over_call_budget mutations=0 max_calls=3000`.
  */
 function reviewLine(v: unknown): string {
-  const r = (v ?? {}) as { verdict?: unknown; flow?: unknown; mutations?: unknown; max_calls?: unknown };
-  const flow = Array.isArray(r.flow) ? r.flow.join(',') : String(r.flow ?? 'clean');
-  const parts = [`verdict=${String(r.verdict)}`, `flow=${flow}`, `mutations=${String(r.mutations ?? 0)}`];
-  if (r.max_calls !== undefined) parts.push(`max_calls=${r.max_calls === null ? 'unbounded' : String(r.max_calls)}`);
+  const r = (v ?? {}) as { verdict?: string; flow?: string | string[]; mutations?: number; max_calls?: number | null };
+  const flow = Array.isArray(r.flow) ? r.flow.join(',') : (r.flow ?? 'clean');
+  const parts = [`verdict=${r.verdict ?? ''}`, `flow=${flow}`, `mutations=${r.mutations ?? 0}`];
+  if (r.max_calls !== undefined) parts.push(`max_calls=${r.max_calls === null ? 'unbounded' : r.max_calls}`);
   return parts.join(' ');
 }
 

@@ -106,7 +106,7 @@ function problem(schema: TObject, e: ErrorObject, data: unknown, example: string
       error: svcError('bad_arguments', 'the body must be a JSON object', { hint: `send ${example}` }),
     };
   const [field, item] = e.instancePath.split('/').slice(1).map(decodeURIComponent) as [string, string | undefined];
-  const expected = (schema.properties[field] as TSchema | undefined)?.description ?? 'something else';
+  const expected = schema.properties[field]?.description ?? 'something else';
   const value = (data as Record<string, unknown>)[field];
   const got =
     item !== undefined && Array.isArray(value)
@@ -124,5 +124,5 @@ export function preview(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'object') return 'an object';
   if (typeof v === 'string') return `"${quote(v)}"`;
-  return String(v);
+  return typeof v === 'number' || typeof v === 'boolean' ? String(v) : typeof v;
 }

@@ -74,11 +74,11 @@ export function svc(t: Test, args: string[], env: Record<string, string> = {}): 
   let stderr = '';
   let done = false;
   const listeners = new Set<() => void>();
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
     stdout += c;
     for (const l of listeners) l();
   });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
     stderr += c;
   });
   const exited = new Promise<Exit>((resolve) =>

@@ -7,7 +7,7 @@
  * `Connection: close`, then exits 0;
  * SIGINT exits 0 too. `svc demo` prints curl lines that work when run as printed.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -491,5 +491,5 @@ t.test('renderDiagnostic', async (t) => {
   );
   t.equal(renderDiagnostic('x', { code: 'internal_error', message: 'm' }), 'internal_error: m');
   const long = Array.from({ length: 12 }, () => 'e1').join('\n') + '\ne1(';
-  t.match(renderDiagnostic(long, parseProgram(long).diagnostics[0]!), /\n  13 \| e1\(\n     \|    \^/);
+  t.match(renderDiagnostic(long, parseProgram(long).diagnostics[0]!), /\n {2}13 \| e1\(\n {5}\| {4}\^/);
 });

@@ -528,7 +528,7 @@ t.test('a known route with another method is 405 with an Allow header', async (t
   const plain = await get('/execute', { method: 'GET', accept: 'text/plain' });
   t.equal(plain.status, 405);
   t.match(plain.headers.get('content-type'), /^text\/plain/, 'under /execute the 405 comes in the negotiated format');
-  t.match(plain.text, /error method_not_allowed: GET is not allowed on \/execute\n  hint: use POST/);
+  t.match(plain.text, /error method_not_allowed: GET is not allowed on \/execute\n {2}hint: use POST/);
   const opt = await rawCall('OPTIONS', '/v1/health');
   t.equal(opt.status, 405);
   t.equal(opt.headers.allow, 'GET');
