@@ -11,11 +11,15 @@ import type { Logger } from '../../common/log.js';
 import type { Plan } from '../../compiler/plan.js';
 import type { Registry } from '../../pack/registry.js';
 import type { ArtifactStore } from '../../runtime/artifacts/index.js';
-import { executePlan, type ExecuteOptions, type RunResult } from '../../runtime/execute.js';
+import { executePlan, type ExecuteOptions } from '../../runtime/execute.js';
 import type { Limits } from '../limits.js';
-import type { Outcome, ResultBlock } from './outcome.js';
-import { opLine, opMeta, progressOf, terminalSign, trimOperations, type OpEvent, type Sign } from './operations.js';
+import type { FinishRun } from './finish-run.js';
+import type { Outcome } from './outcome.js';
+import { opLine, opMeta, progressOf, terminalSign, trimOperations } from './operations.js';
 import type { SessionRepository } from './repository.js';
+import { findOperation, pollOperation, terminalAnswer } from './poll-operation.js';
+import { runOptions, type RunHow } from './run-how.js';
+import { liveKey, notify, type LiveOp, type Watch } from './live-op.js';
 import { keyText, type OpDescriptor, type SessionKey, type SessionState } from './state.js';
 
 export interface BackgroundDeps {
@@ -28,50 +32,12 @@ export interface BackgroundDeps {
   now: () => number;
   logger: Logger;
   /** Store a finished run and mint its page handles: what a run leaves in its session. */
-  finish(
-    s: SessionState,
-    plan: Plan,
-    commit_id: string,
-    run: RunResult,
-    startedAt: Date,
-    program: string | undefined,
-  ): Promise<{ run_id: string; blocks: ResultBlock[] }>;
+  finish: FinishRun;
 }
 
-/** How a live run was let through the gate: whether writes were accepted, and its call cap. */
-export interface RunHow {
-  accepted: boolean;
-  maxCalls: number | undefined;
-}
+export { runOptions, type RunHow } from './run-how.js';
 
-/** The runtime options that `how` sets. */
-export function runOptions(how: RunHow): Pick<ExecuteOptions, 'accepted' | 'maxCalls'> {
-  return { accepted: how.accepted, ...(how.maxCalls !== undefined ? { maxCalls: how.maxCalls } : {}) };
-}
-
-/** What a surface watching an operation gets: its line now, and (while it runs) its events. */
-export interface Watch {
-  line: string;
-  terminal: boolean;
-  /** Listen until the terminal event; returns the function that stops listening. */
-  subscribe(listener: (e: OpEvent) => void): () => void;
-}
-
-/** The process-local half of a running operation. */
-interface LiveOp {
-  key: SessionKey;
-  handle: string;
-  controller: AbortController;
-  listeners: Set<(e: OpEvent) => void>;
-  /** Counts of the last progress event pushed (an event that changes nothing is not pushed). */
-  notified: { counts?: string };
-  /** Progress writes, in order; the terminal write waits for them. */
-  chain: Promise<void>;
-  /** Set once the run ended: the terminal line its listeners got. */
-  terminal?: string;
-  /** Settles when the run has ended and what it did is stored. */
-  done: Promise<void>;
-}
+export type { Watch } from './live-op.js';
 
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
@@ -228,37 +194,13 @@ export class Background {
   }
 
   /** The operation `handle` of a session, or `unknown_operation_handle`. */
-  async find(key: SessionKey, handle: string): Promise<OpDescriptor> {
-    const s = await this.deps.repo.get(key);
-    return s?.ops.get(handle) ?? this.unknown(handle, s);
-  }
-
-  private unknown(handle: string, s: SessionState | undefined): never {
-    const have = s ? [...s.ops.keys()] : [];
-    return fail(
-      'unknown_operation_handle',
-      `\`${handle}\` is not an operation of this session`,
-      `operations are started as background runs; their handles come in the accept line${have.length ? `; this session has ${have.join(', ')}` : ''}`,
-    );
+  find(key: SessionKey, handle: string): Promise<OpDescriptor> {
+    return findOperation(this.deps.repo, key, handle);
   }
 
   /** wait(oN): a progress line while running; the rows (from the run artifact) once done. */
-  async wait(key: SessionKey, handle: string): Promise<Outcome> {
-    const now = this.deps.now();
-    const polled = await this.deps.repo.update(
-      key,
-      (st): { ended: OpDescriptor } | { line: string; op: Record<string, string> } => {
-        trimOperations(st.ops, now);
-        const d = st.ops.get(handle) ?? this.unknown(handle, st);
-        if (d.state !== 'running') return { ended: { ...d } };
-        const sign: Sign = d.version !== d.seen ? '~' : '=';
-        d.seen = d.version;
-        const line = opLine(d, sign, now);
-        return { line, op: opMeta(d, sign, line) };
-      },
-    );
-    if ('ended' in polled) return this.terminal(polled.ended);
-    return { kind: 'report', results: [], errors: [], text: polled.line, meta: { op: polled.op } };
+  wait(key: SessionKey, handle: string): Promise<Outcome> {
+    return pollOperation(this.deps, key, handle);
   }
 
   /** cancel(oN): stop a running operation (cooperatively) and answer its terminal line. */
@@ -275,29 +217,7 @@ export class Background {
       op.controller.abort();
       await op.done;
     }
-    return this.terminal(await this.find(key, handle));
-  }
-
-  private async terminal(d: OpDescriptor): Promise<Outcome> {
-    const sign = terminalSign(d.state);
-    const line = opLine(d, sign, this.deps.now());
-    const snap = d.run_id ? await this.deps.artifacts.get(d.run_id) : undefined;
-    const results: ResultBlock[] = (d.blocks ?? []).map(({ step, ...b }) => ({
-      ...b,
-      rows: snap?.steps.find((x) => x.id === step)?.rows ?? [],
-    }));
-    return {
-      kind: 'report',
-      results,
-      errors: d.errors,
-      text: line,
-      meta: {
-        op: opMeta(d, sign, line),
-        ...(d.run_id ? { run_id: d.run_id } : {}),
-        status: d.state,
-        ...(d.errors[0] ? { code: d.errors[0].code } : {}),
-      },
-    };
+    return terminalAnswer(this.deps, await this.find(key, handle));
   }
 
   /** The operation's current line, and its events while it runs in this process. */
@@ -352,13 +272,4 @@ export class Background {
     ]);
     clearTimeout(timer);
   }
-}
-
-function liveKey(key: SessionKey, handle: string): string {
-  return `${keyText(key)}#${handle}`;
-}
-
-/** Tell every listener. */
-function notify(op: LiveOp, e: OpEvent): void {
-  for (const l of [...op.listeners]) l(e);
 }

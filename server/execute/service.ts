@@ -16,19 +16,21 @@ import { reviewPlan } from '../../compiler/review.js';
 import type { Registry } from '../../pack/registry.js';
 import { executePlan, type ExecuteOptions, type RunResult } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
-import type { ProgressEvent } from '../../runtime/progress.js';
-import { snapshotOf, type ArtifactStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
-import { isArtifactId } from '../../runtime/artifacts/snapshot.js';
+import type { ArtifactStore, RunSnapshot } from '../../runtime/artifacts/index.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { Background, runOptions, type RunHow, type Watch } from './background.js';
 import { findSession, type Found } from './find-session.js';
-import type { Outcome, ResultBlock } from './outcome.js';
-import { continuePageHandle, mintPage } from './pages.js';
+import type { Outcome } from './outcome.js';
+import { continuePageHandle } from './pages.js';
+import { finishRun } from './finish-run.js';
+import { callCap, dryRun, passGate } from './review-gate.js';
 import { PlanCache } from './plan-cache.js';
 import type { SessionRepository } from './repository.js';
 import { checkResolvedPlan } from './resolved-plan.js';
-import { SESSION_HOLDS, trimMap, type SessionKey, type SessionState } from './state.js';
+import type { SessionKey, SessionState } from './state.js';
 import { Teacher, type OpenRequest } from './teach.js';
+import type { ProgramRequest, RunRequest } from './request.js';
+import { storedRun } from './stored-run.js';
 
 export { PLAN_TOKEN_TTL_MS } from './repository.js';
 
@@ -48,20 +50,7 @@ export interface ServiceDeps {
   logger?: Logger;
 }
 
-export interface ProgramRequest {
-  program: string;
-  mode: 'plan' | 'live';
-  wait: boolean;
-  force: boolean;
-  plan_commit_ref?: string;
-  /** An awaited run stops when this aborts (the client went away). */
-  signal?: AbortSignal;
-  /** Progress of an awaited run (MCP notifications, the terminal's display). */
-  onProgress?: (e: ProgressEvent) => void;
-}
-
-/** The gate and run flags of a request, without the program. */
-export type RunRequest = Omit<ProgramRequest, 'program'>;
+export type { ProgramRequest, RunRequest } from './request.js';
 
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
@@ -147,7 +136,7 @@ export class ExecuteService {
     }
     const { plan, commit_id, review } = compiled;
     this.checkPins(s, plan);
-    if (req.mode === 'plan') return this.dryRun(s, plan, commit_id, review);
+    if (req.mode === 'plan') return dryRun(this.deps.sessions, s, plan, commit_id, review, this.now());
     return this.runPlan(s, plan, commit_id, review, req, req.program);
   }
 
@@ -200,74 +189,10 @@ export class ExecuteService {
   ): Promise<Outcome> {
     // The cap is checked before the gate, so a refused start does not spend a write's pcN.
     if (!req.wait) this.background.checkCap(s);
-    const accepted = await this.gate(s, commit_id, review, req);
-    const how: RunHow = { accepted, maxCalls: this.callCap(accepted, review) };
+    const accepted = await passGate(this.deps.sessions, s, commit_id, review, req, this.now());
+    const how: RunHow = { accepted, maxCalls: callCap(this.limits, accepted, review) };
     if (!req.wait) return this.background.start(s, plan, commit_id, how, program);
     return this.live(s, plan, commit_id, how, program, req);
-  }
-
-  /**
-   * The vendor calls a run may make: a plan nobody accepted stops at the budget; an accepted one
-   * at the bound its review showed (never below the budget; none when the bound is unknown).
-   */
-  private callCap(accepted: boolean, review: Review): number | undefined {
-    if (!accepted) return this.limits.maxVendorCalls;
-    return review.max_calls === null ? undefined : Math.max(review.max_calls, this.limits.maxVendorCalls);
-  }
-
-  private async dryRun(s: SessionState, plan: Plan, commit_id: string, review: Review): Promise<Outcome> {
-    const ref = await this.deps.sessions.update(s, (st) => {
-      const name = `pc${++st.counters.pc}`;
-      st.tokens.set(name, { commit_id, verdict: review.verdict, mutations: review.mutations, minted_at: this.now() });
-      trimMap(st.tokens, SESSION_HOLDS.maxTokens);
-      return name;
-    });
-    const dry_review = {
-      verdict: review.verdict,
-      flow: review.flow,
-      mutations: review.mutations,
-      max_calls: review.max_calls,
-      summary: review.text,
-    };
-    const next =
-      review.verdict === 'proceed'
-        ? 'it runs as is: send it again as a live program'
-        : `run it with its token ${ref} within 10 minutes`;
-    return {
-      kind: 'result',
-      results: [],
-      errors: [],
-      text: `dry-run ${ref}: ${review.verdict}${review.mutations ? `, ${review.mutations} write${review.mutations === 1 ? '' : 's'}` : ''}${review.flow === 'clean' ? '' : `, flow: ${(review.flow as string[]).join(', ')}`}; ${next}\n${review.text}`,
-      meta: { mode: 'plan', commit_id, plan_commit_ref: ref, dry_verdict: review.verdict, dry_review },
-    };
-  }
-
-  /**
-   * The review gate. A `plan_commit_ref`, when given, must be a pcN of this session for the same
-   * commit id, unexpired and (for plans with writes) not yet used, `force` or not; it is spent
-   * atomically. Without one, a plan with verdict `proceed` runs, and any other needs `force`.
-   * Returns whether the caller accepted the plan (writes run only then).
-   */
-  private async gate(
-    s: SessionState,
-    commit_id: string,
-    review: Review,
-    req: Pick<RunRequest, 'force' | 'plan_commit_ref'>,
-  ): Promise<boolean> {
-    if (req.plan_commit_ref !== undefined) {
-      await this.deps.sessions.spendToken(s, req.plan_commit_ref, commit_id, this.now());
-      return true;
-    }
-    if (req.force) return true;
-    if (review.verdict === 'proceed') return false;
-    const why = review.mutations
-      ? `${review.mutations} write${review.mutations === 1 ? '' : 's'}`
-      : (review.flow as string[]).join(', ');
-    return fail(
-      'review_required',
-      `this plan needs review (${why}) before it runs`,
-      'dry-run it, then run the same program with the pcN the dry-run returns (or with force)',
-    );
   }
 
   private async live(
@@ -302,57 +227,16 @@ export class ExecuteService {
     };
   }
 
-  /**
-   * What a finished run leaves: its stored snapshot, its page handles and its run record. A store
-   * that fails (the run may have written to the vendor) is logged and answered as a warning with
-   * the run's own result, never as a failure that would hide what the run did.
-   */
-  private async finish(
-    s: SessionState,
-    plan: Plan,
-    commit_id: string,
-    run: RunResult,
-    startedAt: Date,
-    program: string | undefined,
-  ): Promise<{ run_id: string; blocks: ResultBlock[]; warning?: SvcError }> {
-    let run_id = '';
-    let warning: SvcError | undefined;
-    try {
-      run_id = await this.deps.artifacts.put(
-        snapshotOf(plan, commit_id, run, {
-          ...(program !== undefined ? { program } : {}),
-          startedAt,
-          session: { prompt_hash: s.prompt_hash, session: s.session, tenant: s.tenant },
-        }),
-      );
-    } catch (e) {
-      this.logger.error(
-        `the run artifact of session ${s.prompt_hash}/${s.session} could not be stored: ${(e as Error)?.message ?? String(e)}`,
-      );
-      warning = svcError('run_not_stored', 'the run completed but its artifact could not be stored', {
-        hint: "the rows above are the run's result; it is not listed in the session's runs",
-      });
-    }
-    const blocks = await this.deps.sessions.update(s, (st) => {
-      const out = run.returns.map((r) => {
-        const b: ResultBlock = { entity: r.entity, rows: r.rows };
-        if (r.total !== undefined) b.total = r.total;
-        if (r.page) b.next = mintPage(st, r.page, r.entity);
-        return b;
-      });
-      if (run_id) {
-        st.runs.push({
-          run_id,
-          commit_id,
-          status: run.status,
-          at: startedAt.toISOString(),
-          rows: out.reduce((n, b) => n + b.rows.length, 0),
-        });
-        if (st.runs.length > SESSION_HOLDS.maxRuns) st.runs.splice(0, st.runs.length - SESSION_HOLDS.maxRuns);
-      }
-      return out;
-    });
-    return { run_id, blocks, ...(warning ? { warning } : {}) };
+  private finish(s: SessionState, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program?: string) {
+    return finishRun(
+      { repo: this.deps.sessions, artifacts: this.deps.artifacts, logger: this.logger },
+      s,
+      plan,
+      commit_id,
+      run,
+      startedAt,
+      program,
+    );
   }
 
   private continuation(s: SessionState, c: ContinuationStmt): Promise<Outcome> {
@@ -372,7 +256,7 @@ export class ExecuteService {
     const clean: Plan = { version: checked.version, steps: checked.steps, bind: checked.bind, return: checked.return };
     const commit_id = planCommitId(clean);
     const review = reviewPlan(clean, this.registry, this.limits.maxVendorCalls);
-    if (req.mode === 'plan') return this.dryRun(s, clean, commit_id, review);
+    if (req.mode === 'plan') return dryRun(this.deps.sessions, s, clean, commit_id, review, this.now());
     return this.runPlan(s, clean, commit_id, review, req, program);
   }
 
@@ -385,20 +269,8 @@ export class ExecuteService {
    * A stored run of the session at `key`, for a caller of `tenant`: the snapshot must name this
    * session and tenant. Works when the session itself is gone (a restart with a file store).
    */
-  async storedRun(key: SessionKey, tenant: string, runId: string): Promise<RunSnapshot> {
-    const snap = isArtifactId(runId) ? await this.deps.artifacts.get(runId) : undefined;
-    const mine =
-      snap?.session?.prompt_hash === key.prompt_hash &&
-      snap.session.session === key.session &&
-      (snap.session.tenant ?? '') === tenant;
-    return (
-      (mine ? snap : undefined) ??
-      fail(
-        'unknown_run',
-        `no run \`${quote(runId)}\` in this session`,
-        'the runs of a session are listed with their run ids',
-      )
-    );
+  storedRun(key: SessionKey, tenant: string, runId: string): Promise<RunSnapshot> {
+    return storedRun(this.deps.artifacts, key, tenant, runId);
   }
 
   /** Resolves when no background operation runs. */

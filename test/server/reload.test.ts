@@ -559,7 +559,7 @@ t.test('a bad newer version in force is kept, not rolled back to the older one b
 t.test('the secret comparison hashes both sides: no early answer on a length difference', async (t) => {
   const crypto = await import('node:crypto');
   const compared: Array<[number, number]> = [];
-  const { sameSecret } = await t.mockImport<typeof import('../../server/app.js')>('../../server/app.js', {
+  const { sameSecret } = await t.mockImport<typeof import('../../server/reload.js')>('../../server/reload.js', {
     'node:crypto': {
       ...crypto,
       timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {

@@ -1,0 +1,83 @@
+/**
+ * What a finished run leaves in its session: its stored snapshot (a run artifact), the page
+ * handles of results that continue, and its run record. A store that fails (the run may have
+ * written to the vendor) is logged and answered as a warning with the run's own result, never as
+ * a failure that would hide what the run did.
+ */
+import { svcError, type SvcError } from '../../common/errors.js';
+import type { Logger } from '../../common/log.js';
+import type { Plan } from '../../compiler/plan.js';
+import { snapshotOf, type ArtifactStore } from '../../runtime/artifacts/index.js';
+import type { RunResult } from '../../runtime/execute.js';
+import type { ResultBlock } from './outcome.js';
+import { mintPage } from './pages.js';
+import type { SessionRepository } from './repository.js';
+import { SESSION_HOLDS, type SessionState } from './state.js';
+
+export interface FinishDeps {
+  repo: SessionRepository;
+  artifacts: ArtifactStore;
+  logger: Logger;
+}
+
+export interface Finished {
+  /** The stored snapshot's id; '' when it could not be stored. */
+  run_id: string;
+  blocks: ResultBlock[];
+  /** `run_not_stored` when the store failed. */
+  warning?: SvcError;
+}
+
+/** What a run leaves in its session, as the background runner is given it. */
+export type FinishRun = (
+  s: SessionState,
+  plan: Plan,
+  commit_id: string,
+  run: RunResult,
+  startedAt: Date,
+  program: string | undefined,
+) => Promise<Finished>;
+
+export async function finishRun(
+  deps: FinishDeps,
+  s: SessionState,
+  plan: Plan,
+  commit_id: string,
+  run: RunResult,
+  startedAt: Date,
+  program: string | undefined,
+): Promise<Finished> {
+  let run_id = '';
+  let warning: SvcError | undefined;
+  try {
+    run_id = await deps.artifacts.put(
+      snapshotOf(plan, commit_id, run, {
+        ...(program !== undefined ? { program } : {}),
+        startedAt,
+        session: { prompt_hash: s.prompt_hash, session: s.session, tenant: s.tenant },
+      }),
+    );
+  } catch (e) {
+    deps.logger.error(`the run artifact of session ${s.prompt_hash}/${s.session} could not be stored`, {
+      error: (e as Error)?.message ?? String(e),
+    });
+    warning = svcError('run_not_stored', 'the run completed but its artifact could not be stored', {
+      hint: "the rows above are the run's result; it is not listed in the session's runs",
+    });
+  }
+  const blocks = await deps.repo.update(s, (st) => {
+    const out = run.returns.map((r) => {
+      const b: ResultBlock = { entity: r.entity, rows: r.rows };
+      if (r.total !== undefined) b.total = r.total;
+      if (r.page) b.next = mintPage(st, r.page, r.entity);
+      return b;
+    });
+    if (run_id) {
+      const rows = out.reduce((n, b) => n + b.rows.length, 0);
+      st.runs.push({ run_id, commit_id, status: run.status, at: startedAt.toISOString(), rows });
+      if (st.runs.length > SESSION_HOLDS.maxRuns) st.runs.splice(0, st.runs.length - SESSION_HOLDS.maxRuns);
+    }
+    return out;
+  });
+  return { run_id, blocks, ...(warning ? { warning } : {}) };
+}

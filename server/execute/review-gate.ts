@@ -1,0 +1,87 @@
+/**
+ * The review gate of live runs and the dry-run that feeds it: a dry-run mints a plan token (pcN)
+ * bound to the plan's commit id; a live run passes the gate with a valid token, with `force`, or
+ * because its review says `proceed`; the call cap a run gets follows from how it passed.
+ */
+import { svcError, SvcFailure } from '../../common/errors.js';
+import type { Plan, Review } from '../../compiler/plan.js';
+import type { Limits } from '../limits.js';
+import type { Outcome } from './outcome.js';
+import type { SessionRepository } from './repository.js';
+import { SESSION_HOLDS, trimMap, type SessionKey } from './state.js';
+
+/** Dry-run: mint the next pcN for the plan and answer its review. */
+export async function dryRun(
+  repo: SessionRepository,
+  s: SessionKey,
+  plan: Plan,
+  commit_id: string,
+  review: Review,
+  now: number,
+): Promise<Outcome> {
+  const ref = await repo.update(s, (st) => {
+    const name = `pc${++st.counters.pc}`;
+    st.tokens.set(name, { commit_id, verdict: review.verdict, mutations: review.mutations, minted_at: now });
+    trimMap(st.tokens, SESSION_HOLDS.maxTokens);
+    return name;
+  });
+  const dry_review = {
+    verdict: review.verdict,
+    flow: review.flow,
+    mutations: review.mutations,
+    max_calls: review.max_calls,
+    summary: review.text,
+  };
+  const next =
+    review.verdict === 'proceed'
+      ? 'it runs as is: send it again as a live program'
+      : `run it with its token ${ref} within 10 minutes`;
+  const writes = review.mutations ? `, ${review.mutations} write${review.mutations === 1 ? '' : 's'}` : '';
+  const flow = review.flow === 'clean' ? '' : `, flow: ${review.flow.join(', ')}`;
+  return {
+    kind: 'result',
+    results: [],
+    errors: [],
+    text: `dry-run ${ref}: ${review.verdict}${writes}${flow}; ${next}\n${review.text}`,
+    meta: { mode: 'plan', commit_id, plan_commit_ref: ref, dry_verdict: review.verdict, dry_review },
+  };
+}
+
+/**
+ * The review gate. A `plan_commit_ref`, when given, must be a pcN of this session for the same
+ * commit id, unexpired and (for plans with writes) not yet used, `force` or not; it is spent
+ * atomically. Without one, a plan with verdict `proceed` runs, and any other needs `force`.
+ * Returns whether the caller accepted the plan (writes run only then).
+ */
+export async function passGate(
+  repo: SessionRepository,
+  s: SessionKey,
+  commit_id: string,
+  review: Review,
+  req: { force: boolean; plan_commit_ref?: string },
+  now: number,
+): Promise<boolean> {
+  if (req.plan_commit_ref !== undefined) {
+    await repo.spendToken(s, req.plan_commit_ref, commit_id, now);
+    return true;
+  }
+  if (req.force) return true;
+  if (review.verdict === 'proceed') return false;
+  const why = review.mutations
+    ? `${review.mutations} write${review.mutations === 1 ? '' : 's'}`
+    : (review.flow as string[]).join(', ');
+  throw new SvcFailure([
+    svcError('review_required', `this plan needs review (${why}) before it runs`, {
+      hint: 'dry-run it, then run the same program with the pcN the dry-run returns (or with force)',
+    }),
+  ]);
+}
+
+/**
+ * The vendor calls a run may make: a plan nobody accepted stops at the budget; an accepted one
+ * at the bound its review showed (never below the budget; none when the bound is unknown).
+ */
+export function callCap(limits: Pick<Limits, 'maxVendorCalls'>, accepted: boolean, review: Review): number | undefined {
+  if (!accepted) return limits.maxVendorCalls;
+  return review.max_calls === null ? undefined : Math.max(review.max_calls, limits.maxVendorCalls);
+}
