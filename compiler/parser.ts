@@ -27,8 +27,8 @@ import {
 } from './tokens.js';
 
 /**
- * What went wrong, as the parser reports it (JSON in the Chevrotain error message; `parse.ts`
- * words it for people). Token types are given by name.
+ * What went wrong, as the parser reports it (JSON in the Chevrotain error message;
+ * `syntax-error.ts` words it for people). Token types are given by name.
  */
 export type ParseFailure =
   { kind: 'mismatch'; expected: string[] } | { kind: 'alternatives'; paths: string[][] } | { kind: 'leftover' };

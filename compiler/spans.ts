@@ -1,4 +1,8 @@
-/** Converting AST offsets into diagnostic spans (1-based line/col, exclusive end column). */
+/**
+ * Converting offsets into spans: the AST's `SrcSpan` and diagnostic spans (1-based line/col,
+ * exclusive end column), from AST spans, raw offset ranges or tokens.
+ */
+import type { IToken } from 'chevrotain';
 import type { Span } from '../common/errors.js';
 import type { SrcSpan } from './ast.js';
 
@@ -26,4 +30,22 @@ export class LineIndex {
     const b = this.pos(Math.max(s.end, s.start));
     return { line: a.line, col: a.col, endLine: b.line, endCol: b.col };
   }
+}
+
+/** The 0-based offset just past a token. */
+export function tokenEnd(t: IToken): number {
+  return t.startOffset + t.image.length;
+}
+
+/** A diagnostic span for the 0-based offsets `[start, end)`. */
+export function spanAt(lines: LineIndex, start: number, end: number): Span {
+  const a = lines.pos(start);
+  const b = end <= start ? a : lines.pos(end);
+  return { line: a.line, col: a.col, endLine: b.line, endCol: end <= start ? a.col : b.col };
+}
+
+/** The AST span of the 0-based offsets `[start, end)`. */
+export function srcSpan(lines: LineIndex, start: number, end: number): SrcSpan {
+  const p = lines.pos(start);
+  return { line: p.line, col: p.col, start, end };
 }

@@ -4,8 +4,8 @@
  * Order matters: Chevrotain tries patterns in array order and takes the first match, so
  * `Qualified` precedes `Identifier`, the keywords use `longer_alt`, and the heredoc and legacy
  * openers precede `StringLit`. Some tokens only exist to carry a lexical error (an unterminated
- * string, a malformed heredoc) to `lexer.ts`, which turns them into diagnostics; the parser never
- * sees a statement holding one.
+ * string, a malformed heredoc) to the lexer's post-pass (`statement-splitter.ts`), which turns them
+ * into diagnostics; the parser never sees a statement holding one.
  */
 import { createToken, Lexer, type CustomPatternMatcherReturn, type TokenType } from 'chevrotain';
 
@@ -222,7 +222,7 @@ export const UnterminatedString = createToken({
 });
 /**
  * Any digit run with the letters, dots and exponent signs glued to it, so `12abc` or `1.` is one
- * token that `lexer.ts` classifies as an integer, a decimal or a `bad_number`. (No valid program
+ * token that `decode-literal.ts` classifies as an integer, a decimal or a `bad_number`. (No valid program
  * has a dot right after a number: values are followed by `,` or a closing bracket.)
  */
 /** `'text'`: only ever reported as `unexpected_character`, with a hint to use double quotes. */
