@@ -137,6 +137,8 @@ export const CODES = {
   // execute sessions, plan tokens and page handles (server/)
   unknown_entry: { about: 'no loaded catalog has this entry_id' },
   unknown_session: { about: 'no execute session at this prompt_hash and session' },
+  unknown_logical_session: { about: 'no execute session is bound to this logical session ref (l_<token>)' },
+  api_not_allowed: { about: "the tenant's configuration does not allow this catalog" },
   too_many_sessions: {
     about: 'the tenant or the server holds as many sessions as allowed, each running a background operation',
   },
@@ -159,6 +161,7 @@ export const CODES = {
   forbidden: { about: 'the credential is wrong or does not reach this resource' },
   reload_unavailable: { about: 'catalog reload needs a server started with --catalog-dir' },
   // inbound authentication (server/auth/)
+  mcp_config_invalid: { about: 'an MCP setting (transport key file, tenant file, allowed hosts) is malformed' },
   auth_config_invalid: { about: 'the inbound auth settings cannot start the server' },
   auth_token_expired: { about: 'the JWT has expired (exp)' },
   auth_token_not_yet_valid: {

@@ -22,6 +22,8 @@ import { InboundAuth } from './auth/inbound-auth.js';
 import { ANONYMOUS, type Principal } from './auth/principal.js';
 import { answerErrors, answerFailure } from './answer-errors.js';
 import { reload } from './reload.js';
+import { TenantScopes, TransportKeys, type McpConfig } from './mcp/config.js';
+import { McpEndpoint } from './mcp/endpoint.js';
 
 export { sameSecret } from './reload.js';
 
@@ -47,6 +49,10 @@ export interface AppOptions {
   logger?: Logger;
   /** Where sessions live (default: this process's memory, with the session limits). */
   sessions?: SessionRepository;
+  /** What is served: HTTP routes, `/mcp`, or both (the default). `/v1/health` always answers. */
+  surfaces?: { http: boolean; mcp: boolean };
+  /** MCP settings (transport keys, tenant scopes, allowed hosts); default: open, unrestricted. */
+  mcp?: McpConfig;
 }
 
 export class SvcApp {
@@ -61,6 +67,9 @@ export class SvcApp {
   readonly limits: Limits;
   /** Requests that failed so far: numbers the request ids of log lines and error answers. */
   private requests = 0;
+  /** The MCP endpoint, when MCP is served. */
+  readonly mcp?: McpEndpoint;
+  readonly surfaces: { http: boolean; mcp: boolean };
 
   constructor(private readonly opts: AppOptions) {
     const now = opts.now ?? Date.now;
@@ -84,7 +93,21 @@ export class SvcApp {
       limits: this.limits,
       logger: this.logger,
     });
+    this.surfaces = opts.surfaces ?? { http: true, mcp: true };
+    if (this.surfaces.mcp)
+      this.mcp = new McpEndpoint(
+        {
+          service: this.service,
+          registry: () => this.registry,
+          auth: this.auth,
+          tenants: opts.mcp?.tenants ?? new TenantScopes(),
+          logger: this.logger,
+        },
+        opts.mcp ?? { keys: new TransportKeys([]), tenants: new TenantScopes() },
+        { version: SVC_VERSION, maxSessions: this.limits.maxMcpSessions, idleMs: this.limits.mcpSessionIdleMs, now },
+      );
     this.router.add('GET', '/v1/health', async (_req, res) => sendJson(res, 200, await this.health(now)));
+    if (!this.surfaces.http) return;
     catalogRoutes(this.router, () => this.registry);
     executeRoutes(this.router, { service: this.service, tenant: (req) => this.principal(req).tenant });
     this.router.add('GET', '/v1/incoming-auth/context', (req, res) => {
@@ -120,6 +143,7 @@ export class SvcApp {
       ]);
     }
     try {
+      if (url.pathname === '/mcp' && this.mcp) return await this.mcp.handle(req, res);
       const m = this.router.match(req.method ?? 'GET', url.pathname);
       if (m.kind === 'none')
         throw new SvcFailure([
@@ -159,6 +183,7 @@ export class SvcApp {
       version: SVC_VERSION,
       entries: this.registry.size,
       sessions: await this.sessions.size(),
+      ...(this.mcp ? { mcp_sessions: this.mcp.size } : {}),
       uptime_s: Math.round((now() - this.started) / 1000),
       operations: { running: this.service.background.runningCount, max: this.limits.maxRunningOps },
       plan_cache: this.service.plans.stats(),
@@ -171,9 +196,15 @@ export class SvcApp {
     return this.service.idle();
   }
 
-  /** Shutdown after the grace: cancel every run still going and let them store what they did. */
-  cancelRunning(settleMs: number): Promise<void> {
-    return this.service.cancelAll(settleMs);
+  /** Shutdown after the grace: cancel every run still going, let them store what they did, close MCP sessions. */
+  async cancelRunning(settleMs: number): Promise<void> {
+    await this.service.cancelAll(settleMs);
+    await this.mcp?.close();
+  }
+
+  /** Shutdown begins: MCP's standing event streams end (clients reconnect elsewhere); running calls go on. */
+  stopping(): void {
+    this.mcp?.endStreams();
   }
 
   private principal(req: IncomingMessage): Principal {

@@ -21,6 +21,10 @@ export interface Limits {
   maxVendorCalls: number;
   /** On SIGINT/SIGTERM: how long running requests and operations get before they are cancelled. */
   shutdownGraceMs: number;
+  /** MCP transport sessions held at once. */
+  maxMcpSessions: number;
+  /** An MCP transport session unused this long is closed. */
+  mcpSessionIdleMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -31,6 +35,8 @@ export const DEFAULT_LIMITS: Limits = {
   backgroundDeadlineMs: 30 * 60 * 1000,
   maxVendorCalls: DEFAULT_MAX_VENDOR_CALLS,
   shutdownGraceMs: 10_000,
+  maxMcpSessions: 1_000,
+  mcpSessionIdleMs: 60 * 60 * 1000,
 };
 
 /** Each limit's environment variable and the unit its value is written in. */
@@ -42,6 +48,8 @@ export const LIMIT_ENV: Record<keyof Limits, { name: string; unit: 'count' | 'se
   backgroundDeadlineMs: { name: 'SVC_BACKGROUND_DEADLINE_SECS', unit: 'secs' },
   maxVendorCalls: { name: 'SVC_MAX_VENDOR_CALLS', unit: 'count' },
   shutdownGraceMs: { name: 'SVC_SHUTDOWN_GRACE_SECS', unit: 'secs' },
+  maxMcpSessions: { name: 'SVC_MCP_MAX_SESSIONS', unit: 'count' },
+  mcpSessionIdleMs: { name: 'SVC_MCP_SESSION_IDLE_SECS', unit: 'secs' },
 };
 
 /** The limits an environment sets (unset or empty = the default); every bad value is reported at once. */

@@ -66,6 +66,7 @@ export async function listen(
     });
   });
   const actual = (server.address() as AddressInfo).port;
+  if (app.mcp) app.mcp.listening = { host, port: actual };
   const shown = host.includes(':') ? `[${host}]` : host;
   const noActive = () =>
     active.size === 0
@@ -85,6 +86,7 @@ export async function listen(
         operations: app.service.background.runningCount,
       });
       for (const res of active) if (!res.headersSent) res.setHeader('connection', 'close');
+      app.stopping();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // The last part of the grace is kept for cancelled runs to store what they did.

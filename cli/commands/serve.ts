@@ -1,4 +1,4 @@
-/** `svc serve`: the HTTP surface over the loaded catalogs (MCP surface: see --mcp). */
+/** `svc serve`: the HTTP routes and the MCP endpoint (`/mcp`) over the loaded catalogs, on one port. */
 import { Command, Option } from 'commander';
 import { svcError, SvcFailure } from '../../common/errors.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../../common/log.js';
@@ -18,6 +18,7 @@ import {
 import { describeRegistry } from './catalogs.js';
 import { parsePort } from '../parse-port.js';
 import { inboundAuthFromEnv } from '../../server/auth/inbound.js';
+import { mcpConfigFromEnv } from '../../server/mcp/config.js';
 
 interface ServeFlags extends CatalogFlags {
   http?: boolean;
@@ -28,9 +29,11 @@ interface ServeFlags extends CatalogFlags {
 
 export function serveCommand(): Command {
   const cmd = new Command('serve')
-    .description('serve the HTTP surface (registry, discovery, tool-model, execute sessions) over packed catalogs')
-    .option('--http', 'serve the HTTP surface (the default)')
-    .option('--mcp', 'serve the MCP surface (Streamable HTTP): not part of this build yet, refused without --http')
+    .description(
+      'serve packed catalogs over HTTP (registry, discovery, tool-model, execute sessions) and MCP (Streamable HTTP at /mcp) on one port',
+    )
+    .option('--http', 'serve the HTTP routes (with --mcp too: both; alone: HTTP only)')
+    .option('--mcp', 'serve the MCP endpoint /mcp (with --http too: both; alone: MCP only)')
     .addOption(new Option('--port <n>', 'port to listen on').default(DEFAULT_PORT).argParser(parsePort))
     .addOption(
       new Option('--host <addr>', 'address to listen on; 0.0.0.0 exposes the server to the network').default(
@@ -40,7 +43,7 @@ export function serveCommand(): Command {
     .addHelpText(
       'after',
       `
-The MCP surface (--mcp) is not part of this build yet: svc serves HTTP; --mcp alone is refused.
+Without --http or --mcp both surfaces are served; /v1/health always answers.
 
 Environment (limits: see docs/http.md "Limits"):
   SVC_INCOMING_AUTH_MODE            off (default), optional or required (see docs/auth.md)
@@ -60,6 +63,12 @@ Environment (limits: see docs/http.md "Limits"):
   SVC_MAX_VENDOR_CALLS              vendor calls a program may make without review (default 200)
   SVC_SHUTDOWN_GRACE_SECS           grace on SIGINT/SIGTERM before running work is cancelled (default 10)
   SVC_LOG_LEVEL                     debug, info (default), warn or error; lines go to stderr
+  SVC_MCP_TRANSPORT_KEYS_FILE       JSON array of {key, label}: /mcp then requires Authorization: Bearer <key>
+  SVC_MCP_TENANTS_FILE              JSON {"<tenant_id>": {"apis": [entry_id, ...]}, "*": {...}}: catalogs per tenant on MCP
+  SVC_MCP_ALLOWED_HOSTS             Host names /mcp accepts (default: loopback names when listening on loopback)
+  SVC_MCP_ALLOWED_ORIGINS           Origins /mcp accepts besides those of allowed hosts
+  SVC_MCP_MAX_SESSIONS              MCP transport sessions held at once (default 1000)
+  SVC_MCP_SESSION_IDLE_SECS         an idle MCP transport session is closed after this (default 3600)
 SIGINT/SIGTERM stop accepting, let running requests and operations finish within the grace, then
 cancel what still runs (streams get their terminal event, runs are stored) and exit 0.
 
@@ -88,12 +97,7 @@ export async function startServe(
   env: Record<string, string | undefined>,
   out: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<Running> {
-  if (flags.mcp && !flags.http)
-    throw new SvcFailure([
-      svcError('bad_arguments', 'the MCP surface is not part of this build yet', {
-        hint: 'serve HTTP: leave out --mcp (or add --http)',
-      }),
-    ]);
+  const surfaces = { http: Boolean(flags.http) || !flags.mcp, mcp: Boolean(flags.mcp) || !flags.http };
   const logger = loggerFromEnv(env);
   const limits = limitsFromEnv(env);
   // The first load and every reload read the same settings (backend overrides, SVC_BACKEND_URL_*, checks).
@@ -107,6 +111,7 @@ export async function startServe(
       }),
     ]);
   const auth = await inboundAuthFromEnv(env);
+  const mcp = surfaces.mcp ? await mcpConfigFromEnv(env) : undefined;
   const settings = artifactSettingsFromEnv(env);
   const artifacts = await storeFromUrl(settings.url, { ...settings, logger });
   const app = new SvcApp({
@@ -117,6 +122,8 @@ export async function startServe(
     runtime: { env },
     limits,
     auth,
+    surfaces,
+    ...(mcp ? { mcp } : {}),
     ...(env.SVC_CONTROL_PLANE_SECRET ? { controlPlaneSecret: env.SVC_CONTROL_PLANE_SECRET } : {}),
     logger,
   });
@@ -128,12 +135,16 @@ export async function startServe(
     problems: loaded.problems.map((p) => p.code),
   });
   const listening = await listen(app, flags.port, flags.host);
-  logger.info('listening', { url: listening.url, auth: auth.mode });
+  logger.info('listening', { url: listening.url, auth: auth.mode, http: surfaces.http, mcp: surfaces.mcp });
   out(
     `inbound auth: ${auth.mode}${auth.mode === 'off' ? '' : ` (${[auth.config.jwtSecret ? 'JWT HS256' : '', auth.config.apiKeys ? `${auth.config.apiKeys.length} API keys` : ''].filter(Boolean).join(', ')})`}\n`,
   );
-  out(`svc HTTP listening on ${listening.url}\n`);
-  if (flags.mcp) out('note: the MCP surface is not part of this build yet; only the HTTP routes answer\n');
+  if (mcp)
+    out(
+      `MCP transport keys: ${mcp.keys.required ? 'required (Authorization: Bearer <key>)' : 'none (open)'}${env.SVC_MCP_TENANTS_FILE ? '; tenant scopes from SVC_MCP_TENANTS_FILE' : ''}\n`,
+    );
+  const served = [surfaces.http ? 'HTTP' : '', surfaces.mcp ? `MCP at ${listening.url}/mcp` : ''].filter(Boolean);
+  out(`svc listening on ${listening.url}: ${served.join(' and ')}\n`);
   return {
     listening,
     app,

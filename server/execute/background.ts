@@ -15,7 +15,8 @@ import { executePlan, type ExecuteOptions } from '../../runtime/execute.js';
 import type { Limits } from '../limits.js';
 import type { FinishRun } from './finish-run.js';
 import type { Outcome } from './outcome.js';
-import { opLine, opMeta, progressOf, terminalSign, trimOperations } from './operations.js';
+import type { Follow } from './request.js';
+import { opLine, opMeta, progressOf, terminalSign, trimOperations, type OpEvent } from './operations.js';
 import type { SessionRepository } from './repository.js';
 import { findOperation, pollOperation, terminalAnswer } from './poll-operation.js';
 import { runOptions, type RunHow } from './run-how.js';
@@ -78,13 +79,14 @@ export class Background {
     }
   }
 
-  /** Start the run behind the next `oN` and answer the accept line at once. */
+  /** Start the run behind the next `oN` and answer the accept line at once (`awaited`: its caller follows it to the end). */
   async start(
     s: SessionState,
     plan: Plan,
     commit_id: string,
     how: RunHow,
     program: string | undefined,
+    awaited = false,
   ): Promise<Outcome> {
     const { now, repo } = this.deps;
     const startedAt = new Date(now());
@@ -101,6 +103,7 @@ export class Background {
         version: 0,
         seen: 0,
         errors: [],
+        ...(awaited ? { awaited } : {}),
       };
       st.ops.set(d.handle, d);
       return { ...d };
@@ -176,6 +179,42 @@ export class Background {
       text: line,
       meta: { mode: 'live', commit_id, op: opMeta(desc, '+', line) },
     };
+  }
+
+  /**
+   * Run as an operation that its caller awaits (MCP svc_run): its lines go to `follow.onLine` (the
+   * accept line with the commit id, progress, the terminal line), an abort of `follow.signal`
+   * cancels it, and the answer is its terminal answer (rows read back from the run artifact).
+   */
+  async awaitRun(
+    s: SessionState,
+    plan: Plan,
+    commit_id: string,
+    how: RunHow,
+    program: string | undefined,
+    follow: Follow,
+  ): Promise<Outcome> {
+    const started = await this.start(s, plan, commit_id, how, program, true);
+    const handle = (started.meta.op as { n: string }).n;
+    follow.onLine?.({ line: started.text!, handle, commit_id });
+    const op = this.live.get(liveKey(s, handle));
+    // Checked and subscribed in one synchronous step: the terminal event cannot slip in between.
+    if (op && op.terminal === undefined) {
+      await new Promise<void>((resolve) => {
+        const cancel = () => op.controller.abort();
+        const listener = (e: OpEvent) => {
+          follow.onLine?.({ line: e.line, handle });
+          if (e.kind !== 'terminal') return;
+          op.listeners.delete(listener);
+          follow.signal?.removeEventListener('abort', cancel);
+          resolve();
+        };
+        op.listeners.add(listener);
+        if (follow.signal?.aborted) cancel();
+        else follow.signal?.addEventListener('abort', cancel, { once: true });
+      });
+    } else if (op?.terminal) follow.onLine?.({ line: op.terminal, handle });
+    return this.wait(s, handle);
   }
 
   /** Write the end of an operation (after its progress writes) and keep its terminal line. */

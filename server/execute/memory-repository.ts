@@ -30,6 +30,8 @@ export class MemorySessionRepository implements SessionRepository {
   private readonly sessions = new Map<string, SessionState>();
   /** The same sessions by tenant, least recently used first. */
   private readonly byTenant = new Map<string, Map<string, SessionState>>();
+  /** Logical session refs -> the key text of their session. */
+  private readonly logical = new Map<string, string>();
   private readonly limits: RepositoryLimits;
 
   constructor(
@@ -85,6 +87,19 @@ export class MemorySessionRepository implements SessionRepository {
     });
   }
 
+  async bindLogical(key: SessionKey, ref: string): Promise<void> {
+    await this.update(key, (s) => {
+      if (!s.logical.includes(ref)) s.logical.push(ref);
+    });
+    this.logical.set(ref, keyText(key));
+  }
+
+  async findLogical(ref: string): Promise<SessionKey | undefined> {
+    const k = this.logical.get(ref);
+    const s = k === undefined ? undefined : this.sessions.get(k);
+    return s ? { prompt_hash: s.prompt_hash, session: s.session } : undefined;
+  }
+
   async size(): Promise<number> {
     return this.sessions.size;
   }
@@ -124,6 +139,7 @@ export class MemorySessionRepository implements SessionRepository {
 
   private drop(k: string, s: SessionState): void {
     this.sessions.delete(k);
+    for (const ref of s.logical) this.logical.delete(ref);
     const t = this.byTenant.get(s.tenant);
     t?.delete(k);
     if (t?.size === 0) this.byTenant.delete(s.tenant);

@@ -71,6 +71,9 @@ function secs(ms: number): string {
 /** The plain progress line of an operation with a sign (SPEC: `+ ~ = ! x ?`). */
 export function opLine(op: OpDescriptor, sign: Sign, now: number): string {
   const h = op.handle;
+  if (op.awaited && sign === '+')
+    return `+ ${h} started: ${op.steps} step${op.steps === 1 ? '' : 's'}; the answer comes when it ends`;
+  if (op.awaited && (sign === '~' || sign === '=')) return `~ ${h} running: ${counts(op)}, ${secs(now - op.started)}`;
   switch (sign) {
     case '+':
       return `+ ${h} started: ${op.steps} step${op.steps === 1 ? '' : 's'} in the background; poll wait(${h}) every 3-5 s, or cancel(${h})`;

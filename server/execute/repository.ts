@@ -45,6 +45,13 @@ export interface SessionRepository {
    * `plan_token_unknown`, `plan_token_expired`, `plan_token_mismatch` or `plan_token_consumed`.
    */
   spendToken(key: SessionKey, ref: string, commit_id: string, now: number): Promise<PlanToken>;
+  /**
+   * Bind a logical session ref (`l_<token>`, MCP) to the session at `key`: it is listed in the
+   * session's `logical` and found by `findLogical` until the session is dropped.
+   */
+  bindLogical(key: SessionKey, ref: string): Promise<void>;
+  /** The session a logical ref is bound to (undefined when none is, or its session is gone). */
+  findLogical(ref: string): Promise<SessionKey | undefined>;
   /** Sessions held. */
   size(): Promise<number>;
   /** Drop idle sessions now (a session with a running operation is not idle). */

@@ -3,7 +3,11 @@ import type { ProgressEvent } from '../../runtime/progress.js';
 
 export interface ProgramRequest {
   program: string;
-  mode: 'plan' | 'live';
+  /**
+   * `plan` dry-runs (mints a pcN); `live` runs; `auto` runs a clean read at once (review verdict
+   * proceed, clean flow, no write: dry-run and run fused) and dry-runs anything else.
+   */
+  mode: 'plan' | 'live' | 'auto';
   wait: boolean;
   force: boolean;
   plan_commit_ref?: string;
@@ -15,3 +19,18 @@ export interface ProgramRequest {
 
 /** The gate and run flags of a request, without the program. */
 export type RunRequest = Omit<ProgramRequest, 'program'>;
+
+/** How a caller follows a run it awaits (MCP svc_run): its progress lines, and its own abort. */
+export interface Follow {
+  /** The run is cancelled when this aborts (the client cancelled the request or went away). */
+  signal?: AbortSignal;
+  /** Each progress line: the accept line (`+`, with the commit id), running lines (`~`), the terminal one. */
+  onLine?: (e: FollowLine) => void;
+}
+
+/** One line of an awaited run: the line, the operation's handle, and on the accept line the plan's commit id. */
+export interface FollowLine {
+  line: string;
+  handle: string;
+  commit_id?: string;
+}

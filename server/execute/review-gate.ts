@@ -7,10 +7,15 @@ import { svcError, SvcFailure } from '../../common/errors.js';
 import type { Plan, Review } from '../../compiler/plan.js';
 import type { Limits } from '../limits.js';
 import type { Outcome } from './outcome.js';
-import type { SessionRepository } from './repository.js';
-import { SESSION_HOLDS, trimMap, type SessionKey } from './state.js';
+import { quote } from '../../common/quote.js';
+import { tokenProblem, type SessionRepository } from './repository.js';
+import { SESSION_HOLDS, trimMap, type PlanToken, type SessionKey, type SessionState } from './state.js';
 
-/** Dry-run: mint the next pcN for the plan and answer its review. */
+/**
+ * Dry-run: mint the next pcN for the plan and answer its review. The token keeps the program text
+ * (within the session's budget, `SESSION_HOLDS.tokenProgramBytes`, newest first), so a run can be
+ * asked for by the token alone (`runToken`).
+ */
 export async function dryRun(
   repo: SessionRepository,
   s: SessionKey,
@@ -18,11 +23,19 @@ export async function dryRun(
   commit_id: string,
   review: Review,
   now: number,
+  program?: string,
 ): Promise<Outcome> {
   const ref = await repo.update(s, (st) => {
     const name = `pc${++st.counters.pc}`;
-    st.tokens.set(name, { commit_id, verdict: review.verdict, mutations: review.mutations, minted_at: now });
+    st.tokens.set(name, {
+      commit_id,
+      verdict: review.verdict,
+      mutations: review.mutations,
+      minted_at: now,
+      ...(program !== undefined ? { program } : {}),
+    });
     trimMap(st.tokens, SESSION_HOLDS.maxTokens);
+    keepProgramsWithinBudget(st.tokens);
     return name;
   });
   const dry_review = {
@@ -45,6 +58,36 @@ export async function dryRun(
     text: `dry-run ${ref}: ${review.verdict}${writes}${flow}; ${next}\n${review.text}`,
     meta: { mode: 'plan', commit_id, plan_commit_ref: ref, dry_verdict: review.verdict, dry_review },
   };
+}
+
+/** The program a pcN of the session was minted for, when it is usable and its program still kept. */
+export function tokenProgram(s: SessionState, ref: string, now: number): string {
+  if (!/^pc\d{1,9}$/.test(ref))
+    throw new SvcFailure([
+      svcError('bad_arguments', `\`${quote(ref, 40)}\` is not a run_ref`, {
+        hint: 'send the pcN of a dry-run, or the page handle of a "more" line',
+      }),
+    ]);
+  const token = s.tokens.get(ref);
+  const problem = tokenProblem(ref, token, token?.commit_id ?? '', now);
+  if (problem) throw new SvcFailure([problem]);
+  if (token!.program === undefined)
+    throw new SvcFailure([
+      svcError('plan_token_unknown', `the program of \`${ref}\` is no longer held (a session keeps 64 KiB of them)`, {
+        hint: 'dry-run the program again for a new pcN',
+      }),
+    ]);
+  return token!.program;
+}
+
+/** Drop the programs of the oldest tokens until the kept ones fit the session's budget. */
+function keepProgramsWithinBudget(tokens: Map<string, PlanToken>): void {
+  let bytes = 0;
+  for (const t of [...tokens.values()].reverse()) {
+    if (t.program === undefined) continue;
+    bytes += t.program.length;
+    if (bytes > SESSION_HOLDS.tokenProgramBytes) delete t.program;
+  }
 }
 
 /**

@@ -23,14 +23,15 @@ import { findSession, type Found } from './find-session.js';
 import type { Outcome } from './outcome.js';
 import { continuePageHandle } from './pages.js';
 import { finishRun } from './finish-run.js';
-import { callCap, dryRun, passGate } from './review-gate.js';
+import { callCap, dryRun, passGate, tokenProgram } from './review-gate.js';
 import { PlanCache } from './plan-cache.js';
 import type { SessionRepository } from './repository.js';
 import { checkResolvedPlan } from './resolved-plan.js';
 import type { SessionKey, SessionState } from './state.js';
 import { Teacher, type OpenRequest } from './teach.js';
-import type { ProgramRequest, RunRequest } from './request.js';
+import type { Follow, ProgramRequest, RunRequest } from './request.js';
 import { storedRun } from './stored-run.js';
+import { LogicalSessions } from './logical.js';
 
 export { PLAN_TOKEN_TTL_MS } from './repository.js';
 
@@ -50,7 +51,15 @@ export interface ServiceDeps {
   logger?: Logger;
 }
 
-export type { ProgramRequest, RunRequest } from './request.js';
+export type { Follow, ProgramRequest, RunRequest } from './request.js';
+
+/** A page handle as a run_ref: `pgN`, or `l_<token>_pgN`. */
+const PAGE_REF = /^(l_[A-Za-z0-9]+_)?pg\d{1,9}$/;
+
+/** A plan that runs with no review at all: verdict proceed, clean flow, no write. */
+export function cleanRead(review: Review): boolean {
+  return review.verdict === 'proceed' && review.flow === 'clean' && review.mutations === 0;
+}
 
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
@@ -63,6 +72,8 @@ export class ExecuteService {
   readonly plans: PlanCache;
   readonly background: Background;
   readonly teach: Teacher;
+  /** Logical sessions (MCP): refs bound to sessions, context calls. */
+  readonly logical: LogicalSessions;
   private readonly backgroundHttp: HttpClient;
   /** Aborted at shutdown: synchronous runs still going are cancelled with it. */
   private readonly stopping = new AbortController();
@@ -74,6 +85,7 @@ export class ExecuteService {
     this.plans = deps.planCache ?? new PlanCache();
     this.backgroundHttp = deps.backgroundHttp ?? new PooledHttpClient();
     this.teach = new Teacher(deps.registry, deps.sessions);
+    this.logical = new LogicalSessions({ registry: deps.registry, repo: deps.sessions, teach: this.teach });
     this.background = new Background({
       registry: deps.registry,
       repo: deps.sessions,
@@ -116,28 +128,56 @@ export class ExecuteService {
    */
   async program(s: SessionState, req: ProgramRequest, stale?: SvcError): Promise<Outcome> {
     if (stale) return this.staleProgram(s, req, stale);
-    const registry = this.registry;
-    let compiled = this.plans.get(s, req.program, registry);
-    if (!compiled) {
-      const c = this.compile(req.program, s, registry);
-      if (c.kind === 'error')
-        return { kind: 'result', results: [], errors: c.diagnostics, meta: { code: c.diagnostics[0]?.code } };
-      if (c.kind === 'continuation') {
-        if (req.mode === 'plan')
-          fail(
-            'bad_arguments',
-            `\`${c.continuation.kind}(${quote(c.continuation.handle.text)})\` is a continuation: it has no dry-run`,
-            'send it as a live program',
-          );
-        return this.continuation(s, c.continuation);
-      }
-      compiled = { plan: c.plan, commit_id: c.commit_id, review: c.review };
-      this.plans.set(s, req.program, registry, compiled);
+    const c = this.compiled(s, req.program);
+    if (c.kind === 'error')
+      return { kind: 'result', results: [], errors: c.diagnostics, meta: { code: c.diagnostics[0]?.code } };
+    if (c.kind === 'continuation') {
+      const text = `\`${c.continuation.kind}(${quote(c.continuation.handle.text)})\``;
+      if (req.mode === 'plan')
+        fail('bad_arguments', `${text} is a continuation: it has no dry-run`, 'send it as a live program');
+      if (req.mode === 'auto' && c.continuation.kind !== 'page')
+        fail(
+          'bad_arguments',
+          `${text} follows a background run, and runs here are awaited: there is none to follow`,
+          'send a program; a write is dry-run first and then run by its pcN',
+        );
+      return this.continuation(s, c.continuation);
     }
-    const { plan, commit_id, review } = compiled;
+    const { plan, commit_id, review } = c;
     this.checkPins(s, plan);
-    if (req.mode === 'plan') return dryRun(this.deps.sessions, s, plan, commit_id, review, this.now());
-    return this.runPlan(s, plan, commit_id, review, req, req.program);
+    if (req.mode === 'plan' || (req.mode === 'auto' && !cleanRead(review)))
+      return dryRun(this.deps.sessions, s, plan, commit_id, review, this.now(), req.program);
+    return this.runPlan(s, plan, commit_id, review, { ...req, wait: req.mode === 'auto' || req.wait }, req.program);
+  }
+
+  /**
+   * A run asked for by a handle alone, awaited to its end (MCP svc_run): a pcN runs the program
+   * its dry-run kept, through the review gate, as an operation whose lines go to `follow`; a page
+   * handle (`pgN`, or `l_<token>_pgN` of a bound logical session) fetches its next page.
+   */
+  async runRef(s: SessionState, ref: string, follow: Follow = {}): Promise<Outcome> {
+    if (PAGE_REF.test(ref)) return this.program(s, { program: `page(${ref})`, mode: 'live', wait: true, force: false });
+    const program = tokenProgram(s, ref, this.now());
+    const c = this.compiled(s, program);
+    if (c.kind !== 'plan')
+      return fail('plan_token_mismatch', `the program of \`${ref}\` no longer compiles to a plan`, 'dry-run it again');
+    this.checkPins(s, c.plan);
+    this.background.checkCap(s);
+    const req = { force: false, plan_commit_ref: ref };
+    const accepted = await passGate(this.deps.sessions, s, c.commit_id, c.review, req, this.now());
+    const how: RunHow = { accepted, maxCalls: callCap(this.limits, accepted, c.review) };
+    return this.background.awaitRun(s, c.plan, c.commit_id, how, program, follow);
+  }
+
+  /** A program compiled for a session, from the plan cache when it holds it. */
+  private compiled(s: SessionState, program: string): ReturnType<typeof compileProgram> {
+    const registry = this.registry;
+    const hit = this.plans.get(s, program, registry);
+    if (hit) return { kind: 'plan', ...hit, diagnostics: [] };
+    const c = this.compile(program, s, registry);
+    if (c.kind === 'plan')
+      this.plans.set(s, program, registry, { plan: c.plan, commit_id: c.commit_id, review: c.review });
+    return c;
   }
 
   /** compileProgram never throws on user input; should it fail anyway, that is logged and answered as internal_error. */
@@ -256,8 +296,9 @@ export class ExecuteService {
     const clean: Plan = { version: checked.version, steps: checked.steps, bind: checked.bind, return: checked.return };
     const commit_id = planCommitId(clean);
     const review = reviewPlan(clean, this.registry, this.limits.maxVendorCalls);
-    if (req.mode === 'plan') return dryRun(this.deps.sessions, s, clean, commit_id, review, this.now());
-    return this.runPlan(s, clean, commit_id, review, req, program);
+    if (req.mode === 'plan' || (req.mode === 'auto' && !cleanRead(review)))
+      return dryRun(this.deps.sessions, s, clean, commit_id, review, this.now(), program);
+    return this.runPlan(s, clean, commit_id, review, { ...req, wait: req.mode === 'auto' || req.wait }, program);
   }
 
   /** The operation `handle` of a session, to follow it (a stream): its line now and its events. */

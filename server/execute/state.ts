@@ -27,6 +27,8 @@ export interface PlanToken {
   minted_at: number;
   /** Set when a live run consumed it. */
   consumed_at?: number;
+  /** The program dry-run, kept (within a per-session budget) so the token alone can run it. */
+  program?: string;
 }
 
 export interface RunRecord {
@@ -69,6 +71,8 @@ export interface OpDescriptor {
   version: number;
   seen: number;
   run_id?: string;
+  /** The run is awaited by its caller (MCP svc_run): its lines say no poll. */
+  awaited?: boolean;
   /** Result blocks (page handles minted) without rows: rows are read back from the run artifact. */
   blocks?: Array<Omit<ResultBlock, 'rows'> & { step: string }>;
   errors: SvcError[];
@@ -105,6 +109,8 @@ export const SESSION_HOLDS = {
   maxPages: 256,
   /** Plan tokens kept. */
   maxTokens: 256,
+  /** Characters of dry-run programs kept with their tokens (newest first; older tokens lose theirs). */
+  tokenProgramBytes: 64 * 1024,
   /** Runs listed. */
   maxRuns: 100,
   /** Terminal operations kept. */

@@ -72,12 +72,17 @@ export type Seed = Static<typeof SeedSchema>;
  * `data` checked against `schema`; every problem is a `bad_arguments` error naming its field (one
  * per field), with `example` (what the route takes) in the hint.
  */
-export function decodeBody<S extends TObject>(schema: S, data: unknown, example: string): Static<S> {
+export function decodeBody<S extends TObject>(
+  schema: S,
+  data: unknown,
+  example: string,
+  what: 'body' | 'arguments' = 'body',
+): Static<S> {
   const checked = check(schema, data);
   if (checked.ok) return checked.value;
   const byField = new Map<string, SvcError>();
   for (const e of checked.errors) {
-    const p = problem(schema, e, data, example);
+    const p = problem(schema, e, data, example, what);
     // A malformed `seeds` is a bad seed, as is a seed that names nothing.
     if (p.field === 'seeds') p.error.code = 'bad_seed';
     if (!byField.has(p.field)) byField.set(p.field, p.error);
@@ -85,7 +90,13 @@ export function decodeBody<S extends TObject>(schema: S, data: unknown, example:
   throw new SvcFailure([...byField.values()]);
 }
 
-function problem(schema: TObject, e: ErrorObject, data: unknown, example: string): { field: string; error: SvcError } {
+function problem(
+  schema: TObject,
+  e: ErrorObject,
+  data: unknown,
+  example: string,
+  what: 'body' | 'arguments',
+): { field: string; error: SvcError } {
   const keys = Object.keys(schema.properties);
   if (e.instancePath === '' && e.keyword === 'required') {
     const field = (e.params as { missingProperty: string }).missingProperty;
@@ -95,15 +106,15 @@ function problem(schema: TObject, e: ErrorObject, data: unknown, example: string
     const field = (e.params as { additionalProperty: string }).additionalProperty;
     return {
       field,
-      error: svcError('bad_arguments', `unknown body key \`${quote(field)}\``, {
-        hint: `the body takes ${keys.join(', ')}`,
+      error: svcError('bad_arguments', `unknown ${what === 'body' ? 'body key' : 'argument'} \`${quote(field)}\``, {
+        hint: `the ${what} take${what === 'body' ? 's' : ''} ${keys.join(', ')}`,
       }),
     };
   }
   if (e.instancePath === '')
     return {
       field: '',
-      error: svcError('bad_arguments', 'the body must be a JSON object', { hint: `send ${example}` }),
+      error: svcError('bad_arguments', `the ${what} must be a JSON object`, { hint: `send ${example}` }),
     };
   const [field, item] = e.instancePath.split('/').slice(1).map(decodeURIComponent) as [string, string | undefined];
   const expected = schema.properties[field]?.description ?? 'something else';

@@ -199,4 +199,24 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
     t.equal(await repo.size(), 2);
     t.equal(await repo.get(a), undefined, 'the least recently used session of any tenant went');
   });
+
+  t.test(`${name}: logical refs find their session until it is dropped`, async (t) => {
+    const repo = await open(t, { maxSessionsPerTenant: 1 });
+    const a = await repo.create(init('acme'));
+    t.equal(await repo.findLogical('l_abc'), undefined, 'an unbound ref');
+    await repo.bindLogical(a, 'l_abc');
+    await repo.bindLogical(a, 'l_abc');
+    await repo.bindLogical(a, 'l_def');
+    t.same(await repo.findLogical('l_abc'), { prompt_hash: a.prompt_hash, session: a.session });
+    t.same((await repo.get(a))?.logical, ['l_abc', 'l_def'], 'listed once each in the session');
+    t.equal(
+      await codeOf(repo.bindLogical({ prompt_hash: a.prompt_hash, session: '0'.repeat(16) }, 'l_x')),
+      'unknown_session',
+      'binding to a session that does not exist fails',
+    );
+    clock += 1;
+    await repo.create(init('acme')); // the per-tenant cap drops a
+    t.equal(await repo.findLogical('l_abc'), undefined, 'the ref went with its session');
+    t.equal(await repo.findLogical('l_def'), undefined);
+  });
 }

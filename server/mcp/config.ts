@@ -1,0 +1,127 @@
+/**
+ * MCP settings read at start-up, each a clear `mcp_config_invalid` when malformed:
+ * - `SVC_MCP_TRANSPORT_KEYS_FILE`: transport key rows, a JSON array of `{"key": "...", "label": "..."}`;
+ *   when it holds any, `/mcp` requires `Authorization: Bearer <key>` (independent of inbound auth).
+ * - `SVC_MCP_TENANTS_FILE`: the catalogs each tenant may use, a JSON object
+ *   `{"<tenant_id>": {"apis": ["<entry_id>", ...]}, "*": {"apis": [...]}}`; a tenant not listed gets
+ *   `"*"`, and with no `"*"` it is not restricted. The anonymous tenant is `""`.
+ * - `SVC_MCP_ALLOWED_HOSTS` / `SVC_MCP_ALLOWED_ORIGINS`: comma lists for DNS-rebinding checks.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { Type } from '@sinclair/typebox';
+import { svcError, SvcFailure } from '../../common/errors.js';
+import { check } from '../../pack/ajv.js';
+import { errnoCode } from '../../pack/errno.js';
+
+const KeyRows = Type.Array(
+  Type.Object({ key: Type.String({ minLength: 16, pattern: '^\\S+$' }), label: Type.Optional(Type.String()) }),
+  { $id: 'svc:config/mcp-transport-keys' },
+);
+const Tenants = Type.Record(
+  Type.String(),
+  Type.Object({ apis: Type.Array(Type.String({ minLength: 1 })) }, { additionalProperties: false }),
+  { $id: 'svc:config/mcp-tenants' },
+);
+
+const fail = (message: string, hint: string): never => {
+  throw new SvcFailure([svcError('mcp_config_invalid', message, { hint })]);
+};
+
+async function readJson(name: string, path: string, example: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    return fail(`${name} cannot be read (${errnoCode(e)})`, `point it at a JSON file such as ${example}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return fail(`${name} is not valid JSON`, `write for example ${example}`);
+  }
+}
+
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+/** Transport keys: a bearer check in constant time against every key. Empty = /mcp is open. */
+export class TransportKeys {
+  private readonly digests: Buffer[];
+  constructor(keys: readonly string[]) {
+    this.digests = keys.map(digest);
+  }
+  get required(): boolean {
+    return this.digests.length > 0;
+  }
+  /** True when `authorization` is `Bearer <one of the keys>` (or no key is provisioned). */
+  accepts(authorization: string | undefined): boolean {
+    if (!this.required) return true;
+    const m = /^Bearer +(\S+)$/i.exec(authorization ?? '');
+    if (!m) return false;
+    const d = digest(m[1]!);
+    let ok = false;
+    for (const k of this.digests) if (timingSafeEqual(d, k)) ok = true;
+    return ok;
+  }
+}
+
+/** Which catalogs a tenant may use (undefined: any). */
+export class TenantScopes {
+  constructor(private readonly scopes: Record<string, { apis: string[] }> = {}) {}
+  allowed(tenant: string): ReadonlySet<string> | undefined {
+    const s = this.scopes[tenant] ?? this.scopes['*'];
+    return s ? new Set(s.apis) : undefined;
+  }
+}
+
+export interface McpConfig {
+  keys: TransportKeys;
+  tenants: TenantScopes;
+  /** Host names (no port) accepted in `Host`; unset: loopback names when bound to loopback, else any. */
+  allowedHosts?: string[];
+  /** Origins accepted in `Origin` besides those of an allowed host. */
+  allowedOrigins?: string[];
+}
+
+const list = (v: string | undefined) =>
+  v
+    ?.split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+/** The MCP settings of an environment. */
+export async function mcpConfigFromEnv(env: Record<string, string | undefined>): Promise<McpConfig> {
+  let keys: string[] = [];
+  if (env.SVC_MCP_TRANSPORT_KEYS_FILE) {
+    const example = '[{"key": "<at least 16 characters>", "label": "laptop"}]';
+    const rows = check(
+      KeyRows,
+      await readJson('SVC_MCP_TRANSPORT_KEYS_FILE', env.SVC_MCP_TRANSPORT_KEYS_FILE, example),
+    );
+    if (!rows.ok)
+      fail(
+        `SVC_MCP_TRANSPORT_KEYS_FILE must be a JSON array of {"key", "label"} (problem at ${rows.errors[0]?.instancePath || 'the top'})`,
+        `keys are at least 16 characters without white space; write ${example}`,
+      );
+    keys = rows.ok ? rows.value.map((r) => r.key) : [];
+  }
+  let scopes: Record<string, { apis: string[] }> | undefined;
+  if (env.SVC_MCP_TENANTS_FILE) {
+    const example = '{"acme": {"apis": ["brewery"]}, "*": {"apis": []}}';
+    const t = check(Tenants, await readJson('SVC_MCP_TENANTS_FILE', env.SVC_MCP_TENANTS_FILE, example));
+    if (!t.ok)
+      fail(
+        `SVC_MCP_TENANTS_FILE must map tenant ids to {"apis": [entry_id, ...]} (problem at ${t.errors[0]?.instancePath || 'the top'})`,
+        `write ${example}`,
+      );
+    scopes = t.ok ? t.value : undefined;
+  }
+  const hosts = list(env.SVC_MCP_ALLOWED_HOSTS);
+  const origins = list(env.SVC_MCP_ALLOWED_ORIGINS);
+  return {
+    keys: new TransportKeys(keys),
+    tenants: new TenantScopes(scopes),
+    ...(hosts?.length ? { allowedHosts: hosts } : {}),
+    ...(origins?.length ? { allowedOrigins: origins } : {}),
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The `/mcp` endpoint on the svc HTTP server: the official SDK's Streamable HTTP transport,
+ * stateful (one transport, one SDK `Server` and one `McpSession` per `Mcp-Session-Id`). Before a
+ * request reaches a transport it passes the DNS-rebinding check (Host and Origin), the transport
+ * key check (when keys are provisioned), the body limit and JSON decoding; transport sessions are
+ * capped and closed when idle. Requests get JSON-RPC errors where the protocol says so (unknown
+ * session 404, no session 400, malformed JSON 400), never a crash.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  isInitializeRequest,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { SvcFailure } from '../../common/errors.js';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestedDeeperThan, readBody } from '../http/body.js';
+import type { McpConfig } from './config.js';
+import { checkHostAndOrigin } from './rebinding.js';
+import { RESOURCE_TEMPLATES } from './resources.js';
+import { McpSession, type McpDeps } from './session.js';
+import { INSTRUCTIONS } from './tools.js';
+
+export interface McpEndpointOptions {
+  version: string;
+  /** Transport sessions held at once (`SVC_MCP_MAX_SESSIONS`). */
+  maxSessions: number;
+  /** A transport session unused this long is closed (`SVC_MCP_SESSION_IDLE_SECS`). */
+  idleMs: number;
+  now?: () => number;
+}
+
+interface Entry {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  session: McpSession;
+  lastUsed: number;
+}
+
+export class McpEndpoint {
+  private readonly entries = new Map<string, Entry>();
+  private readonly now: () => number;
+  private readonly sweeper: NodeJS.Timeout;
+  /** Set by the server once it listens: Host names of its own address are always allowed. */
+  listening?: { host: string; port: number };
+
+  constructor(
+    private readonly deps: McpDeps,
+    private readonly config: McpConfig,
+    private readonly opts: McpEndpointOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(60_000, opts.idleMs)).unref();
+  }
+
+  /** Transport sessions open now. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = checkHostAndOrigin(req.headers, this.config, this.listening);
+    if (refused) return rpcError(res, 403, ErrorCode.InvalidRequest, refused);
+    if (!this.config.keys.accepts(req.headers.authorization))
+      return rpcError(
+        res,
+        401,
+        ErrorCode.InvalidRequest,
+        'this MCP endpoint requires Authorization: Bearer <transport key>',
+        {
+          'www-authenticate': 'Bearer realm="svc-mcp"',
+        },
+      );
+    const method = req.method ?? 'GET';
+    if (method !== 'POST' && method !== 'GET' && method !== 'DELETE')
+      return rpcError(res, 405, ErrorCode.InvalidRequest, `${method} is not allowed on /mcp`, {
+        allow: 'GET, POST, DELETE',
+      });
+    const sid = header(req, 'mcp-session-id');
+    const entry = sid === undefined ? undefined : this.entries.get(sid);
+    if (sid !== undefined && !entry)
+      return rpcError(
+        res,
+        404,
+        -32001,
+        'Session not found: initialize a new MCP session (POST /mcp without Mcp-Session-Id)',
+      );
+    let body: unknown;
+    if (method === 'POST') {
+      let text: string;
+      try {
+        text = await readBody(req, MAX_BODY_BYTES);
+      } catch (e) {
+        if (e instanceof SvcFailure) return rpcError(res, 413, ErrorCode.InvalidRequest, e.errors[0]!.message);
+        throw e;
+      }
+      if (nestedDeeperThan(text, MAX_JSON_DEPTH))
+        return rpcError(res, 400, ErrorCode.ParseError, `Parse error: JSON nested more than ${MAX_JSON_DEPTH} deep`);
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return rpcError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+      }
+    }
+    if (entry) {
+      entry.lastUsed = this.now();
+      return entry.transport.handleRequest(req, res, body);
+    }
+    if (method !== 'POST' || !isInitializeRequest(body))
+      return rpcError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: no Mcp-Session-Id; send initialize first');
+    if (this.entries.size >= this.opts.maxSessions) this.sweep();
+    if (this.entries.size >= this.opts.maxSessions)
+      return rpcError(
+        res,
+        503,
+        ErrorCode.InternalError,
+        `the server holds ${this.entries.size} MCP sessions (the cap); try again later`,
+        {
+          'retry-after': '60',
+        },
+      );
+    const opened = this.open();
+    await opened.transport.handleRequest(req, res, body);
+  }
+
+  private open(): Entry {
+    const session = new McpSession(this.deps);
+    const server = mcpServer(session, this.opts.version, this.deps.logger);
+    const entry: Entry = {
+      session,
+      server,
+      lastUsed: this.now(),
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          this.entries.set(id, entry);
+        },
+        onsessionclosed: (id) => {
+          this.entries.delete(id);
+        },
+      }),
+    };
+    entry.transport.onclose = () => {
+      if (entry.transport.sessionId) this.entries.delete(entry.transport.sessionId);
+    };
+    void server.connect(entry.transport);
+    return entry;
+  }
+
+  /** Close transport sessions idle longer than the limit. */
+  private sweep(): void {
+    const now = this.now();
+    for (const [id, e] of this.entries)
+      if (now - e.lastUsed > this.opts.idleMs) {
+        this.entries.delete(id);
+        void e.server.close().catch(() => undefined);
+      }
+  }
+
+  /** Shutdown begins: end the standing GET event streams, so they do not hold the server open. */
+  endStreams(): void {
+    for (const e of this.entries.values()) e.transport.closeStandaloneSSEStream();
+  }
+
+  /** Shutdown: close every transport session. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(all.map((e) => e.server.close().catch(() => undefined)));
+  }
+}
+
+/** The SDK server of one transport session: its handlers call the session. */
+function mcpServer(session: McpSession, version: string, logger: McpDeps['logger']): Server {
+  const server = new Server(
+    { name: 'svc', version },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: session.tools() }));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+    if (!session.has(req.params.name))
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name.slice(0, 100)}`);
+    const progressToken = req.params._meta?.progressToken;
+    return session.call(req.params.name, req.params.arguments, {
+      signal: extra.signal,
+      ...(progressToken !== undefined ? { progressToken } : {}),
+      notify: (method, params) =>
+        extra.sendNotification({ method, params } as Parameters<typeof extra.sendNotification>[0]),
+    });
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await session.resources() }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => session.readResource(req.params.uri));
+  server.onerror = (e) => logger.warn(`MCP: ${e.message}`);
+  return server;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** A JSON-RPC error answer outside any transport session. */
+function rpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
