@@ -27,7 +27,9 @@ export async function bundledCatalogSources(): Promise<string[]> {
 
 export function demoCommand(): Command {
   return new Command('demo')
-    .description('pack the bundled catalogs, start the bundled demo vendor (json-server) and serve them over HTTP')
+    .description(
+      'pack the bundled catalogs, start the bundled demo vendor (json-server) and serve them over HTTP and MCP',
+    )
     .addOption(
       new Option('--port <n>', `port of svc (0 = a free port; a busy default port falls back to a free one)`)
         .default(DEFAULT_PORT)
@@ -56,6 +58,7 @@ export function demoCommand(): Command {
           port: opts.port,
           host: '127.0.0.1',
           http: true,
+          mcp: true,
         };
         const running = await startServe(flags, process.env).catch(async (e: NodeJS.ErrnoException) => {
           if (e?.code !== 'EADDRINUSE' || opts.port === 0) throw e;
@@ -76,6 +79,10 @@ export function demoCommand(): Command {
             `open your own session:`,
             `  curl -s -X POST '${base}/execute' -H 'content-type: application/json' -H 'accept: text/plain' -d '{"entry_id":"brewery","seeds":["brewery:Brewery","brewery:Beer"]}'`,
             `list catalogs: curl -s '${base}/v1/registry'`,
+            '',
+            `MCP (Streamable HTTP): ${base}/mcp; an MCP client config (mcp.json / claude_desktop_config.json style):`,
+            `  {"mcpServers": {"svc": {"type": "http", "url": "${base}/mcp"}}}`,
+            `  agents call svc_context first, then svc (see docs/mcp.md)`,
             '',
           ].join('\n'),
         );

@@ -143,8 +143,11 @@ export async function startServe(
     out(
       `MCP transport keys: ${mcp.keys.required ? 'required (Authorization: Bearer <key>)' : 'none (open)'}${env.SVC_MCP_TENANTS_FILE ? '; tenant scopes from SVC_MCP_TENANTS_FILE' : ''}\n`,
     );
-  const served = [surfaces.http ? 'HTTP' : '', surfaces.mcp ? `MCP at ${listening.url}/mcp` : ''].filter(Boolean);
-  out(`svc listening on ${listening.url}: ${served.join(' and ')}\n`);
+  const served = [
+    surfaces.http ? 'HTTP (/v1, /execute)' : '',
+    surfaces.mcp ? `MCP (Streamable HTTP at ${listening.url}/mcp)` : '',
+  ].filter(Boolean);
+  out(`svc listening on ${listening.url}\nsurfaces: ${served.join(' and ')}\n`);
   return {
     listening,
     app,

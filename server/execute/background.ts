@@ -103,6 +103,7 @@ export class Background {
         version: 0,
         seen: 0,
         errors: [],
+        commit_id,
         ...(awaited ? { awaited } : {}),
       };
       st.ops.set(d.handle, d);

@@ -66,6 +66,8 @@ export async function terminalAnswer(deps: Omit<PollDeps, 'repo'>, d: OpDescript
     text: line,
     meta: {
       op: opMeta(d, sign, line),
+      mode: 'live',
+      ...(d.commit_id ? { commit_id: d.commit_id } : {}),
       ...(d.run_id ? { run_id: d.run_id } : {}),
       status: d.state,
       ...(d.errors[0] ? { code: d.errors[0].code } : {}),

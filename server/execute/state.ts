@@ -71,6 +71,8 @@ export interface OpDescriptor {
   version: number;
   seen: number;
   run_id?: string;
+  /** Commit id of the plan it runs. */
+  commit_id?: string;
   /** The run is awaited by its caller (MCP svc_run): its lines say no poll. */
   awaited?: boolean;
   /** Result blocks (page handles minted) without rows: rows are read back from the run artifact. */

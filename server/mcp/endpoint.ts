@@ -17,14 +17,13 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { SvcFailure } from '../../common/errors.js';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestedDeeperThan, readBody } from '../http/body.js';
 import type { McpConfig } from './config.js';
 import { checkHostAndOrigin } from './rebinding.js';
-import { RESOURCE_TEMPLATES } from './resources.js';
+import { RESOURCE_TEMPLATES, rpcFailure } from './resources.js';
 import { McpSession, type McpDeps } from './session.js';
 import { INSTRUCTIONS } from './tools.js';
 
@@ -187,7 +186,7 @@ function mcpServer(session: McpSession, version: string, logger: McpDeps['logger
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: session.tools() }));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
     if (!session.has(req.params.name))
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name.slice(0, 100)}`);
+      throw rpcFailure(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name.slice(0, 100)}`);
     const progressToken = req.params._meta?.progressToken;
     return session.call(req.params.name, req.params.arguments, {
       signal: extra.signal,

@@ -3,12 +3,7 @@
  * or the short form `svc://session/{logical_session_ref}/run/pr<64 hex>`. A run is readable only by
  * the tenant whose session made it (the core checks the snapshot's session and tenant).
  */
-import {
-  McpError,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { SvcFailure } from '../../common/errors.js';
 import type { ExecuteService } from '../execute/service.js';
 import type { SessionKey } from '../execute/state.js';
@@ -42,8 +37,16 @@ export interface ResourceScope {
 const SESSION_URI = /^svc:\/\/session\/(l_[A-Za-z0-9]{1,64})\/run\/(pr[0-9a-f]{64})$/;
 const EXECUTE_URI = /^svc:\/\/execute\/([0-9a-f]{16})\/([0-9a-f]{16})\/run\/(pr[0-9a-f]{64})$/;
 
-function notFound(uri: string, why: string): McpError {
-  return new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)} (${why})`, {
+/**
+ * A JSON-RPC error for the SDK to answer: it sends `code`, `message` and `data` of what a handler
+ * throws (an McpError would put its own "MCP error" prefix into the message a client prefixes again).
+ */
+export function rpcFailure(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, ...(data !== undefined ? { data } : {}) });
+}
+
+function notFound(uri: string, why: string): Error {
+  return rpcFailure(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)} (${why})`, {
     uri: uri.slice(0, 200),
   });
 }
@@ -53,7 +56,7 @@ export async function readRun(scope: ResourceScope, uri: string): Promise<ReadRe
   try {
     scope.checkAuth();
   } catch (e) {
-    throw new McpError(-32600, (e as SvcFailure).errors[0]!.message + '; call svc_incoming_auth first');
+    throw rpcFailure(-32600, (e as SvcFailure).errors[0]!.message + '; call svc_incoming_auth first');
   }
   let key: SessionKey | undefined;
   let runId: string;

@@ -114,8 +114,13 @@ t.test('serve prints the catalogs it loaded and the URL; the URL serves programs
   t.match(p.stdout, /^inbound auth: off$/m);
   t.match(p.url, /^http:\/\/127\.0\.0\.1:\d+$/, 'the default host and a free port');
   t.notMatch(p.url, /:0$/, 'the real port, not 0');
-  t.match(p.stdout, /^svc HTTP listening on /m, '--http alone: only HTTP');
+  t.match(
+    p.stdout,
+    /^svc listening on http:\/\/127\.0\.0\.1:\d+\nsurfaces: HTTP \(\/v1, \/execute\)$/m,
+    '--http alone: only HTTP',
+  );
   t.notMatch(p.stdout, /MCP/);
+  t.equal((await fetch(`${p.url}/mcp`, { method: 'POST', body: '{}' })).status, 404, 'no /mcp with --http alone');
   t.notMatch(p.stderr, /warning/, 'no load warnings');
 
   const health = await fetch(`${p.url}/v1/health`);
@@ -130,31 +135,44 @@ t.test('serve prints the catalogs it loaded and the URL; the URL serves programs
   t.same(await p.exited, { code: 0, signal: null });
 });
 
-t.test(
-  'start-up names only the surfaces really served: --mcp alone is refused, no flag or --http --mcp serve HTTP',
-  async (t) => {
-    const alone = await svcOnce(t, ['serve', '--catalog-dir', PACKED, '--port', '0', '--mcp']);
-    t.equal(alone.code, 2, '--mcp alone: a usage error');
-    t.match(alone.stderr, /^bad_arguments: the MCP surface is not part of this build yet/m);
-    t.notMatch(alone.stdout, /listening/, 'nothing listens');
-    const both = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--http', '--mcp']);
-    t.match(both.stdout, /^svc HTTP listening on http:/m);
-    await both.waitFor(/press Ctrl-C to stop\n/); // printed after every start-up line
-    t.notMatch(both.stdout, /MCP listening/, 'no claim that MCP listens');
+t.test('start-up names the surfaces really served: --mcp alone, --http --mcp, and neither flag (both)', async (t) => {
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  const initialize = (url: string) =>
+    fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: init,
+    });
+  const alone = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--mcp']);
+  t.match(
+    alone.stdout,
+    /^surfaces: MCP \(Streamable HTTP at http:\/\/127\.0\.0\.1:\d+\/mcp\)$/m,
+    '--mcp alone: MCP only',
+  );
+  t.equal((await initialize(alone.url)).status, 200, 'MCP answers initialize');
+  t.equal((await fetch(`${alone.url}/v1/registry`)).status, 404, 'no HTTP routes');
+  t.equal((await fetch(`${alone.url}/v1/health`)).status, 200, 'health always answers');
+  alone.child.kill('SIGTERM');
+  t.equal((await alone.exited).code, 0);
+  for (const flags of [['--http', '--mcp'], []]) {
+    const both = await serve(t, ['--catalog-dir', PACKED, '--port', '0', ...flags]);
     t.match(
       both.stdout,
-      /^note: the MCP surface is not part of this build yet/m,
-      'a note says only the HTTP routes answer',
+      /^surfaces: HTTP \(\/v1, \/execute\) and MCP \(Streamable HTTP at http:\/\/127\.0\.0\.1:\d+\/mcp\)$/m,
+      `${flags.join(' ') || 'no flag'}: both`,
     );
+    t.match(both.stdout, /^MCP transport keys: none \(open\)$/m);
+    t.equal((await initialize(both.url)).status, 200);
+    t.equal((await fetch(`${both.url}/v1/registry`)).status, 200);
     both.child.kill('SIGTERM');
     t.equal((await both.exited).code, 0);
-    const plain = await serve(t, ['--catalog-dir', PACKED, '--port', '0', '--host', '127.0.0.1']);
-    t.match(plain.stdout, /^svc HTTP listening on http:\/\/127\.0\.0\.1:\d+$/m, 'neither flag: HTTP');
-    t.notMatch(plain.stdout, /MCP/);
-    plain.child.kill('SIGTERM');
-    t.equal((await plain.exited).code, 0);
-  },
-);
+  }
+});
 
 t.test('--schema loads one CGS; reload on such a server answers 409', async (t) => {
   const p = await serve(t, ['--schema', BREWERY_CGS, '--port', '0'], { SVC_CONTROL_PLANE_SECRET: 'serve-test-secret' });
