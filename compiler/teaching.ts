@@ -34,7 +34,7 @@ export function teachingRules(): string {
     '#   text over several lines: body=<<EOT, newline, the text, then a line holding EOT (the close may be glued before ) , or })',
     `#   x = e1(...)   bind rows; later lines use x.field as a value (one call per row, at most ${DEFAULT_MAX_FANOUT}) or x.<relation>[..]`,
     '# continuations: page(pgN)[..] fetches the next page of a result; wait(oN) polls and cancel(oN) stops a background run. Handles come from the server.',
-    '# review: a row marked "write: needs review" changes vendor data: a dry-run of the program returns a pcN, and the program runs with that pcN (or force); reads run at once.',
+    '# review: a row marked "write: needs review" changes vendor data: dry-run it for a pcN, then run it with that pcN (or force); reads run at once.',
   ].join('\n');
 }
 

@@ -13,7 +13,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
   isInitializeRequest,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -181,8 +183,14 @@ export class McpEndpoint {
 function mcpServer(session: McpSession, version: string, logger: McpDeps['logger']): Server {
   const server = new Server(
     { name: 'svc', version },
-    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+    // Logging and prompts are declared so generic clients get answers, not -32601: the SDK answers
+    // logging/setLevel itself, and svc has no prompts (its teaching comes from svc_context).
+    { capabilities: { tools: {}, resources: {}, logging: {}, prompts: {} }, instructions: INSTRUCTIONS },
   );
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
+  server.setRequestHandler(GetPromptRequestSchema, (req) => {
+    throw rpcFailure(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name.slice(0, 100)} (svc has no prompts)`);
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: session.tools() }));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
     if (!session.has(req.params.name))
@@ -191,8 +199,7 @@ function mcpServer(session: McpSession, version: string, logger: McpDeps['logger
     return session.call(req.params.name, req.params.arguments, {
       signal: extra.signal,
       ...(progressToken !== undefined ? { progressToken } : {}),
-      notify: (method, params) =>
-        extra.sendNotification({ method, params } as Parameters<typeof extra.sendNotification>[0]),
+      notify: (method, params) => extra.sendNotification({ method, params }),
     });
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await session.resources() }));

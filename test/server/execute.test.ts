@@ -119,7 +119,7 @@ t.test('POST /execute opens a session: 201, its address and the first wave of th
   t.same(a.body._meta, { svc: { domain_revision: 1 } });
   t.same(a.body.entries, [{ entry_id: 'brewery', cgs_hash: brewery.cgs_hash }]);
   t.match(a.body.rules, /^# svc programs/);
-  t.match(a.body.rules, /mode=plan/, 'the rules teach the review gate');
+  t.match(a.body.rules, /dry-run it for a pcN/, 'the rules teach the review gate');
   const rows = waveRows(t, a.body.wave);
   t.same(rows.map(definedSymbol), ['e1', 'r1', 'm1', 'm2'], 'Brewery, its relation and its two writes');
   t.match(rows[0]![1], /^brewery:Brewery: /);
