@@ -20,7 +20,7 @@ import { opLine, opMeta, progressOf, terminalSign, trimOperations, type OpEvent 
 import type { SessionRepository } from './repository.js';
 import { findOperation, pollOperation, terminalAnswer } from './poll-operation.js';
 import { runOptions, type RunHow } from './run-how.js';
-import { liveKey, notify, type LiveOp, type Watch } from './live-op.js';
+import { checkOperationCaps, liveKey, notify, type LiveOp, type Watch } from './live-op.js';
 import { keyText, type OpDescriptor, type SessionKey, type SessionState } from './state.js';
 
 export interface BackgroundDeps {
@@ -57,26 +57,7 @@ export class Background {
 
   /** `too_many_operations` when the session, or the server, already runs as many operations as allowed. */
   checkCap(s: SessionState): void {
-    const mine = [...s.ops.values()].filter((o) => o.state === 'running');
-    const cap = this.deps.limits.maxRunningOpsPerSession;
-    if (mine.length >= cap) {
-      fail(
-        'too_many_operations',
-        `this session already runs ${mine.length} operations (the cap is ${cap}): ${mine.map((o) => o.handle).join(', ')}`,
-        `wait for them with wait(oN) or stop them with cancel(oN) first: ${mine.map((o) => `wait(${o.handle})`).join(', ')}`,
-      );
-    }
-    const total = this.deps.limits.maxRunningOps;
-    if (this.live.size >= total) {
-      const hint = mine.length
-        ? `wait for or cancel this session's own: ${mine.map((o) => `wait(${o.handle})`).join(', ')}`
-        : 'run it as a waited run, or try again when operations have ended';
-      fail(
-        'too_many_operations',
-        `the server already runs ${this.live.size} background operations (the cap is ${total})`,
-        hint,
-      );
-    }
+    checkOperationCaps(s, this.live.size, this.deps.limits);
   }
 
   /** Start the run behind the next `oN` and answer the accept line at once (`awaited`: its caller follows it to the end). */

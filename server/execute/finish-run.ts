@@ -9,7 +9,7 @@ import type { Logger } from '../../common/log.js';
 import type { Plan } from '../../compiler/plan.js';
 import { snapshotOf, type ArtifactStore } from '../../runtime/artifacts/index.js';
 import type { RunResult } from '../../runtime/execute.js';
-import type { ResultBlock } from './outcome.js';
+import type { Outcome, ResultBlock } from './outcome.js';
 import { mintPage } from './pages.js';
 import type { SessionRepository } from './repository.js';
 import { SESSION_HOLDS, type SessionState } from './state.js';
@@ -80,4 +80,26 @@ export async function finishRun(
     return out;
   });
   return { run_id, blocks, ...(warning ? { warning } : {}) };
+}
+
+/** The answer of an awaited live run: its blocks, errors, the storage warning, and `_meta.svc`. */
+export function liveOutcome(
+  commit_id: string,
+  run: RunResult,
+  done: { run_id?: string; blocks: ResultBlock[]; warning?: SvcError },
+): Outcome {
+  const { run_id, blocks, warning } = done;
+  return {
+    kind: 'result',
+    results: blocks,
+    errors: run.errors,
+    ...(warning ? { warnings: [warning] } : {}),
+    meta: {
+      mode: 'live',
+      commit_id,
+      ...(run_id ? { run_id } : {}),
+      status: run.status,
+      ...(run.errors[0] ? { code: run.errors[0].code } : {}),
+    },
+  };
 }

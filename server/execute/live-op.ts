@@ -1,6 +1,8 @@
 /** The process-local half of a background operation, and what a surface watching one gets. */
 import type { OpEvent } from './operations.js';
-import { keyText, type SessionKey } from './state.js';
+import { svcError, SvcFailure } from '../../common/errors.js';
+import type { Limits } from '../limits.js';
+import { keyText, type SessionKey, type SessionState } from './state.js';
 
 /** What a surface watching an operation gets: its line now, and (while it runs) its events. */
 export interface Watch {
@@ -34,4 +36,39 @@ export function liveKey(key: SessionKey, handle: string): string {
 /** Tell every listener. */
 export function notify(op: LiveOp, e: OpEvent): void {
   for (const l of [...op.listeners]) l(e);
+}
+
+/**
+ * `too_many_operations` when the session already runs its cap of operations, or the process
+ * (`running` operations live here) runs the server's cap.
+ */
+export function checkOperationCaps(
+  s: SessionState,
+  running: number,
+  limits: Pick<Limits, 'maxRunningOpsPerSession' | 'maxRunningOps'>,
+): void {
+  const mine = [...s.ops.values()].filter((o) => o.state === 'running');
+  const cap = limits.maxRunningOpsPerSession;
+  if (mine.length >= cap)
+    throw new SvcFailure([
+      svcError(
+        'too_many_operations',
+        `this session already runs ${mine.length} operations (the cap is ${cap}): ${mine.map((o) => o.handle).join(', ')}`,
+        {
+          hint: `wait for them with wait(oN) or stop them with cancel(oN) first: ${mine.map((o) => `wait(${o.handle})`).join(', ')}`,
+        },
+      ),
+    ]);
+  if (running >= limits.maxRunningOps)
+    throw new SvcFailure([
+      svcError(
+        'too_many_operations',
+        `the server already runs ${running} background operations (the cap is ${limits.maxRunningOps})`,
+        {
+          hint: mine.length
+            ? `wait for or cancel this session's own: ${mine.map((o) => `wait(${o.handle})`).join(', ')}`
+            : 'run it as a waited run, or try again when operations have ended',
+        },
+      ),
+    ]);
 }

@@ -99,15 +99,14 @@ export async function findLogical(deps: LogicalDeps, ref: unknown, tenant: strin
 
 /** A context call: open, extend, or recover the logical session of an intent (rules in the file comment). */
 export async function logicalContext(deps: LogicalDeps, req: LogicalContextRequest): Promise<LogicalContext> {
-  const seeds = sortedSeeds(deps.teach.parseSeeds(asList(req.seeds), undefined));
-  if (seeds.length === 0)
-    fail(
-      'bad_seed',
-      '`seeds` is required and not empty',
-      'send for example "seeds": [{"api": "<catalog>", "entity": "<Entity>"}]',
-    );
+  const raw = asList(req.seeds);
+  // Scopes are checked on the apis the seeds name, before they are resolved: a seed of a catalog
+  // the tenant may not use (or of none) must not get an answer that lists its entities or the
+  // other loaded catalogs.
   if (req.allowed) {
-    const denied = [...new Set(seeds.map((s) => s.api))].filter((api) => !req.allowed!.has(api));
+    const denied = [...new Set(raw.map(seedApi).filter((a) => a !== undefined))].filter(
+      (api) => !req.allowed!.has(api),
+    );
     if (denied.length)
       fail(
         'api_not_allowed',
@@ -115,6 +114,13 @@ export async function logicalContext(deps: LogicalDeps, req: LogicalContextReque
         req.allowed.size ? `catalogs it may use: ${[...req.allowed].sort().join(', ')}` : 'it may use no catalog here',
       );
   }
+  const seeds = sortedSeeds(deps.teach.parseSeeds(raw, undefined));
+  if (seeds.length === 0)
+    fail(
+      'bad_seed',
+      '`seeds` is required and not empty',
+      'send for example "seeds": [{"api": "<catalog>", "entity": "<Entity>"}]',
+    );
   let recovered = false;
   if (req.bound) {
     const key = await deps.repo.findLogical(req.bound);
@@ -151,18 +157,17 @@ async function openFederated(
   const own = seeds.filter((s) => s.api === primary);
   const rest = seeds.filter((s) => s.api !== primary);
   const opened = await deps.teach.open({ entry_id: primary, intent: req.intent, seeds: own }, req.tenant);
-  const key = { prompt_hash: String(opened.extra!.prompt_hash), session: String(opened.extra!.session) };
+  const extra = opened.extra as { prompt_hash: string; session: string; wave: string; rules: string };
+  const key = { prompt_hash: extra.prompt_hash, session: extra.session };
   if (!rest.length) return { key, outcome: opened };
   const more = await deps.teach.context(key, rest);
-  const rows = String(more.extra?.wave ?? '')
-    .split('\n')
-    .slice(1);
-  const wave = [String(opened.extra!.wave), ...rows].join('\n');
+  const rows = ((more.extra?.wave as string | undefined) ?? '').split('\n').slice(1);
+  const wave = [extra.wave, ...rows].join('\n');
   return {
     key,
     outcome: {
       ...opened,
-      text: `${String(opened.extra!.rules)}\n${wave}`,
+      text: `${extra.rules}\n${wave}`,
       meta: more.meta,
       extra: { ...opened.extra, ...more.extra, wave },
     },
@@ -182,6 +187,13 @@ function sortedSeeds(seeds: Seed[]): Seed[] {
       seen.add(k);
       return true;
     });
+}
+
+/** The api a seed names (`"api:Entity"` or `{api, entity}`), when it names one. */
+function seedApi(s: unknown): string | undefined {
+  if (typeof s === 'string') return s.includes(':') ? s.slice(0, s.indexOf(':')) : undefined;
+  const api = s && typeof s === 'object' ? (s as { api?: unknown }).api : undefined;
+  return typeof api === 'string' ? api : undefined;
 }
 
 function asList(raw: unknown): unknown[] {

@@ -18,6 +18,11 @@ export interface PageDeps {
   registry: Registry;
   repo: SessionRepository;
   runtime: ExecuteOptions;
+  /**
+   * Rows a continuation answers at most (MCP: the rows it may show inline, as a page has no stored
+   * run to link); the rest wait, in order, behind the next handle.
+   */
+  maxRows?: number;
 }
 
 const LOGICAL_PAGE = /^(l_[A-Za-z0-9]+)_(pg\d+)$/;
@@ -73,16 +78,27 @@ export async function continuePageHandle(s: SessionState, c: ContinuationStmt, d
     projection = c.projection.fields.map((f) => f.text);
   }
   const { used: _used, entity, next: _next, ...page } = entry;
-  const r = await continuePage({ ...page, ...(projection ? { projection } : {}) }, deps.registry, deps.runtime);
+  const state = { ...page, ...(projection ? { projection } : {}) };
+  const r = await continuePage(state, deps.registry, deps.runtime);
   if (r.error) return { kind: 'result', results: [], errors: [r.error], meta: { code: r.error.code } };
+  let rows = r.rows;
+  let rest = r.page;
+  if (deps.maxRows !== undefined && rows.length > deps.maxRows) {
+    // Rows beyond the bound are served first by the next handle, before any new vendor page.
+    const over = rows.slice(deps.maxRows);
+    rows = rows.slice(0, deps.maxRows);
+    rest = r.page
+      ? { ...r.page, fetched: r.page.fetched - over.length, buffer: [...over, ...(r.page.buffer ?? [])] }
+      : { ...state, fetched: state.fetched + rows.length, buffer: over, last: true };
+  }
   const next = await deps.repo.update(s, (st) => {
     const e = st.pages.get(name);
     if (e) e.used = true;
-    if (!r.page) return undefined;
-    if (!e) return mintPage(st, r.page, entity);
-    return (e.next ??= mintPage(st, r.page, entity));
+    if (!rest) return undefined;
+    if (!e) return mintPage(st, rest, entity);
+    return (e.next ??= mintPage(st, rest, entity));
   });
-  const block: ResultBlock = { entity, rows: r.rows };
+  const block: ResultBlock = { entity, rows };
   if (r.total !== undefined) block.total = r.total;
   if (next) block.next = next;
   return { kind: 'result', results: [block], errors: [], meta: { mode: 'live' } };

@@ -15,6 +15,8 @@ export interface ProgramRequest {
   signal?: AbortSignal;
   /** Progress of an awaited run (MCP notifications, the terminal's display). */
   onProgress?: (e: ProgressEvent) => void;
+  /** A page continuation answers at most this many rows; the rest come with its next handle (MCP). */
+  pageRows?: number;
 }
 
 /** The gate and run flags of a request, without the program. */
@@ -26,6 +28,8 @@ export interface Follow {
   signal?: AbortSignal;
   /** Each progress line: the accept line (`+`, with the commit id), running lines (`~`), the terminal one. */
   onLine?: (e: FollowLine) => void;
+  /** A page handle answers at most this many rows; the rest come with its next handle (MCP). */
+  pageRows?: number;
 }
 
 /** One line of an awaited run: the line, the operation's handle, and on the accept line the plan's commit id. */

@@ -8,12 +8,24 @@ import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { WRITE_KINDS } from '../../pack/cgs.js';
 import { valueFits } from '../../pack/check.js';
 import type { Registry } from '../../pack/registry.js';
-import type { Plan } from '../../compiler/plan.js';
+import { planCommitId, type Plan, type Review } from '../../compiler/plan.js';
+import { reviewPlan } from '../../compiler/review.js';
 import { validatePlanShape } from '../../compiler/validate-plan.js';
 import { DEFAULT_MAX_FANOUT, DEFAULT_MAX_LIMIT } from '../../compiler/resolve.js';
 
 /** The media type of a resolved-plan request. */
 export const RESOLVED_PLAN_TYPE = 'application/vnd.svc.resolved-plan+json';
+
+/** A client plan checked, without its unhashed fields, with its commit id and review. */
+export function reviewResolvedPlan(
+  data: unknown,
+  registry: Registry,
+  maxCalls: number,
+): { plan: Plan; commit_id: string; review: Review } {
+  const checked = checkResolvedPlan(data, registry);
+  const plan: Plan = { version: checked.version, steps: checked.steps, bind: checked.bind, return: checked.return };
+  return { plan, commit_id: planCommitId(plan), review: reviewPlan(plan, registry, maxCalls) };
+}
 
 /** Check a client plan; throws SvcFailure with every problem found. */
 export function checkResolvedPlan(data: unknown, registry: Registry): Plan {

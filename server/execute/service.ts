@@ -8,11 +8,9 @@
 import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { SILENT, type Logger } from '../../common/log.js';
 import { quote } from '../../common/quote.js';
-import { compileProgram } from '../../compiler/compile.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
 import { parseProgram } from '../../compiler/parse.js';
-import { planCatalogs, planCommitId, type Plan, type Review } from '../../compiler/plan.js';
-import { reviewPlan } from '../../compiler/review.js';
+import type { Plan, Review } from '../../compiler/plan.js';
 import type { Registry } from '../../pack/registry.js';
 import { executePlan, type ExecuteOptions, type RunResult } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
@@ -22,16 +20,19 @@ import { Background, runOptions, type RunHow, type Watch } from './background.js
 import { findSession, type Found } from './find-session.js';
 import type { Outcome } from './outcome.js';
 import { continuePageHandle } from './pages.js';
-import { finishRun } from './finish-run.js';
+import { finishRun, liveOutcome } from './finish-run.js';
 import { callCap, dryRun, passGate, tokenProgram } from './review-gate.js';
 import { PlanCache } from './plan-cache.js';
 import type { SessionRepository } from './repository.js';
-import { checkResolvedPlan } from './resolved-plan.js';
+import { reviewResolvedPlan } from './resolved-plan.js';
 import type { SessionKey, SessionState } from './state.js';
 import { Teacher, type OpenRequest } from './teach.js';
 import type { Follow, ProgramRequest, RunRequest } from './request.js';
 import { storedRun } from './stored-run.js';
 import { LogicalSessions } from './logical.js';
+import { checkPins, cleanRead, compileInSession, type Compiled } from './session-compile.js';
+
+export { cleanRead } from './session-compile.js';
 
 export { PLAN_TOKEN_TTL_MS } from './repository.js';
 
@@ -55,11 +56,6 @@ export type { Follow, ProgramRequest, RunRequest } from './request.js';
 
 /** A page handle as a run_ref: `pgN`, or `l_<token>_pgN`. */
 const PAGE_REF = /^(l_[A-Za-z0-9]+_)?pg\d{1,9}$/;
-
-/** A plan that runs with no review at all: verdict proceed, clean flow, no write. */
-export function cleanRead(review: Review): boolean {
-  return review.verdict === 'proceed' && review.flow === 'clean' && review.mutations === 0;
-}
 
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
@@ -141,13 +137,18 @@ export class ExecuteService {
           `${text} follows a background run, and runs here are awaited: there is none to follow`,
           'send a program; a write is dry-run first and then run by its pcN',
         );
-      return this.continuation(s, c.continuation);
+      return this.continuation(s, c.continuation, req);
     }
     const { plan, commit_id, review } = c;
-    this.checkPins(s, plan);
+    checkPins(s, plan);
+    return this.planOrRun(s, plan, commit_id, review, req, req.program);
+  }
+
+  /** A dry-run (`plan`, or `auto` for anything but a clean read), else the gate and a run (`auto` awaits it). */
+  private planOrRun(s: SessionState, plan: Plan, commit_id: string, review: Review, req: RunRequest, program?: string) {
     if (req.mode === 'plan' || (req.mode === 'auto' && !cleanRead(review)))
-      return dryRun(this.deps.sessions, s, plan, commit_id, review, this.now(), req.program);
-    return this.runPlan(s, plan, commit_id, review, { ...req, wait: req.mode === 'auto' || req.wait }, req.program);
+      return dryRun(this.deps.sessions, s, plan, commit_id, review, this.now(), program);
+    return this.runPlan(s, plan, commit_id, review, { ...req, wait: req.mode === 'auto' || req.wait }, program);
   }
 
   /**
@@ -156,12 +157,20 @@ export class ExecuteService {
    * handle (`pgN`, or `l_<token>_pgN` of a bound logical session) fetches its next page.
    */
   async runRef(s: SessionState, ref: string, follow: Follow = {}): Promise<Outcome> {
-    if (PAGE_REF.test(ref)) return this.program(s, { program: `page(${ref})`, mode: 'live', wait: true, force: false });
+    if (PAGE_REF.test(ref))
+      return this.program(s, {
+        program: `page(${ref})`,
+        mode: 'live',
+        wait: true,
+        force: false,
+        ...(follow.pageRows !== undefined ? { pageRows: follow.pageRows } : {}),
+        ...(follow.signal ? { signal: follow.signal } : {}),
+      });
     const program = tokenProgram(s, ref, this.now());
     const c = this.compiled(s, program);
     if (c.kind !== 'plan')
       return fail('plan_token_mismatch', `the program of \`${ref}\` no longer compiles to a plan`, 'dry-run it again');
-    this.checkPins(s, c.plan);
+    checkPins(s, c.plan);
     this.background.checkCap(s);
     const req = { force: false, plan_commit_ref: ref };
     const accepted = await passGate(this.deps.sessions, s, c.commit_id, c.review, req, this.now());
@@ -169,34 +178,10 @@ export class ExecuteService {
     return this.background.awaitRun(s, c.plan, c.commit_id, how, program, follow);
   }
 
-  /** A program compiled for a session, from the plan cache when it holds it. */
-  private compiled(s: SessionState, program: string): ReturnType<typeof compileProgram> {
-    const registry = this.registry;
-    const hit = this.plans.get(s, program, registry);
-    if (hit) return { kind: 'plan', ...hit, diagnostics: [] };
-    const c = this.compile(program, s, registry);
-    if (c.kind === 'plan')
-      this.plans.set(s, program, registry, { plan: c.plan, commit_id: c.commit_id, review: c.review });
-    return c;
-  }
-
-  /** compileProgram never throws on user input; should it fail anyway, that is logged and answered as internal_error. */
-  private compile(program: string, s: SessionState, registry: Registry): ReturnType<typeof compileProgram> {
-    try {
-      return compileProgram(program, { registry, symbols: s.symbols, maxCalls: this.limits.maxVendorCalls });
-    } catch (e) {
-      this.logger.error(
-        `the compiler failed on a program of ${program.length} characters in session ${s.prompt_hash}/${s.session}: ${(e as Error)?.stack ?? String(e)}`,
-      );
-      return {
-        kind: 'error',
-        diagnostics: [
-          svcError('internal_error', 'the compiler failed on this program', {
-            hint: 'this is a bug in svc; the server log has the details',
-          }),
-        ],
-      };
-    }
+  /** A program compiled for this session (the plan cache first). */
+  private compiled(s: SessionState, program: string): Compiled {
+    const { registry, plans, logger } = this;
+    return compileInSession({ registry, plans, maxCalls: this.limits.maxVendorCalls, logger }, s, program);
   }
 
   private staleProgram(s: SessionState, req: ProgramRequest, stale: SvcError): Promise<Outcome> {
@@ -205,17 +190,6 @@ export class ExecuteService {
     if (req.mode !== 'plan' && only && (only.kind === 'wait' || only.kind === 'cancel'))
       return this.continuation(s, only);
     throw new SvcFailure([stale]);
-  }
-
-  private checkPins(s: SessionState, plan: Plan): void {
-    for (const api of Object.keys(planCatalogs(plan))) {
-      if (!s.pins.has(api))
-        fail(
-          'catalog_not_in_session',
-          `the program uses catalog \`${api}\`, which this session has not loaded`,
-          `add a seed of it to the session's context first, for example ${api}:<Entity>`,
-        );
-    }
   }
 
   /** The review gate, then a live run: answered when done, or in the background with `wait: false`. */
@@ -244,27 +218,19 @@ export class ExecuteService {
     req: Pick<RunRequest, 'signal' | 'onProgress'>,
   ): Promise<Outcome> {
     const startedAt = new Date(this.now());
-    const signal = req.signal ? AbortSignal.any([req.signal, this.stopping.signal]) : this.stopping.signal;
+    const signal = this.signal(req.signal);
     const run = await executePlan(plan, this.registry, {
       ...this.deps.runtime,
       ...runOptions(how),
       signal,
       ...(req.onProgress ? { onProgress: req.onProgress } : {}),
     });
-    const { run_id, blocks, warning } = await this.finish(s, plan, commit_id, run, startedAt, program);
-    return {
-      kind: 'result',
-      results: blocks,
-      errors: run.errors,
-      ...(warning ? { warnings: [warning] } : {}),
-      meta: {
-        mode: 'live',
-        commit_id,
-        ...(run_id ? { run_id } : {}),
-        status: run.status,
-        ...(run.errors[0] ? { code: run.errors[0].code } : {}),
-      },
-    };
+    return liveOutcome(commit_id, run, await this.finish(s, plan, commit_id, run, startedAt, program));
+  }
+
+  /** A run's signal: the caller's, and shutdown. */
+  private signal(own: AbortSignal | undefined): AbortSignal {
+    return own ? AbortSignal.any([own, this.stopping.signal]) : this.stopping.signal;
   }
 
   private finish(s: SessionState, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program?: string) {
@@ -279,26 +245,27 @@ export class ExecuteService {
     );
   }
 
-  private continuation(s: SessionState, c: ContinuationStmt): Promise<Outcome> {
+  /** A continuation; a page fetch stops when the request's signal aborts (or at shutdown). */
+  private continuation(
+    s: SessionState,
+    c: ContinuationStmt,
+    req: Pick<ProgramRequest, 'signal' | 'pageRows'> = {},
+  ): Promise<Outcome> {
     if (c.kind === 'page')
       return continuePageHandle(s, c, {
         registry: this.registry,
         repo: this.deps.sessions,
-        runtime: { ...this.deps.runtime, signal: this.stopping.signal },
+        runtime: { ...this.deps.runtime, signal: this.signal(req.signal) },
+        ...(req.pageRows !== undefined ? { maxRows: req.pageRows } : {}),
       });
     return c.kind === 'wait' ? this.background.wait(s, c.handle.text) : this.background.cancel(s, c.handle.text);
   }
 
   /** A client-compiled plan, checked, reviewed and run like a compiled program. */
   async resolvedPlan(s: SessionState, plan: unknown, req: RunRequest, program?: string): Promise<Outcome> {
-    const checked = checkResolvedPlan(plan, this.registry);
-    this.checkPins(s, checked);
-    const clean: Plan = { version: checked.version, steps: checked.steps, bind: checked.bind, return: checked.return };
-    const commit_id = planCommitId(clean);
-    const review = reviewPlan(clean, this.registry, this.limits.maxVendorCalls);
-    if (req.mode === 'plan' || (req.mode === 'auto' && !cleanRead(review)))
-      return dryRun(this.deps.sessions, s, clean, commit_id, review, this.now(), program);
-    return this.runPlan(s, clean, commit_id, review, { ...req, wait: req.mode === 'auto' || req.wait }, program);
+    const c = reviewResolvedPlan(plan, this.registry, this.limits.maxVendorCalls);
+    checkPins(s, c.plan);
+    return this.planOrRun(s, c.plan, c.commit_id, c.review, req, program);
   }
 
   /** The operation `handle` of a session, to follow it (a stream): its line now and its events. */

@@ -69,7 +69,9 @@ export class TransportKeys {
 export class TenantScopes {
   constructor(private readonly scopes: Record<string, { apis: string[] }> = {}) {}
   allowed(tenant: string): ReadonlySet<string> | undefined {
-    const s = this.scopes[tenant] ?? this.scopes['*'];
+    // Own keys only: a tenant named like an Object.prototype member (`constructor`) is an unlisted tenant.
+    const own = (k: string) => (Object.hasOwn(this.scopes, k) ? this.scopes[k] : undefined);
+    const s = own(tenant) ?? own('*');
     return s ? new Set(s.apis) : undefined;
   }
 }

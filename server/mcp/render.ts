@@ -27,6 +27,9 @@ const MCP_HINTS: Partial<Record<ErrorCode, string>> = {
   auth_required: 'call svc_incoming_auth first with bearer_token or api_key',
   catalog_not_in_session: 'add a seed of that catalog with svc_context first',
   unknown_page_handle: 'pass the run_ref of a "more" field of a result of this logical session',
+  // The core's hint names wait(oN)/cancel(oN), which MCP does not dispatch.
+  too_many_operations:
+    'let the svc_run calls already running answer (or cancel those requests), then call svc_run with this run_ref again',
 };
 
 export function errorObject(e: SvcError): Record<string, unknown> {

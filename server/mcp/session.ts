@@ -15,7 +15,7 @@ import type { ExecuteService } from '../execute/service.js';
 import type { FollowLine } from '../execute/request.js';
 import { decodeBody } from '../http/requests.js';
 import type { TenantScopes } from './config.js';
-import { contextResult, errorResult, programResult, textResult } from './render.js';
+import { contextResult, errorResult, INLINE_ROWS, programResult, textResult } from './render.js';
 import { listRuns, readRun, type ResourceScope } from './resources.js';
 import {
   AuthArgs,
@@ -166,6 +166,7 @@ export class McpSession {
       wait: true,
       force: false,
       signal: extra.signal,
+      pageRows: INLINE_ROWS,
     });
     return programResult(o, { ref: args.logical_session_ref });
   }
@@ -193,7 +194,7 @@ export class McpSession {
           .notify('notifications/progress', { progressToken: extra.progressToken, progress: ++n, message: l.line })
           .catch(() => undefined);
     };
-    const o = await this.deps.service.runRef(s, args.run_ref, { signal: extra.signal, onLine });
+    const o = await this.deps.service.runRef(s, args.run_ref, { signal: extra.signal, onLine, pageRows: INLINE_ROWS });
     return programResult(o, { ref: args.logical_session_ref });
   }
 

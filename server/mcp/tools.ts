@@ -40,13 +40,13 @@ export const SvcArgs = Type.Object(
   { $id: 'svc:mcp/svc', additionalProperties: false },
 );
 
-/** svc_run: extra keys are answered with what to send instead (see RUN_REJECTED), not by the schema. */
+/** svc_run: the keys of RUN_REJECTED are answered with what to send instead before the schema is checked. */
 export const RunArgs = Type.Object(
   {
     logical_session_ref: Ref,
     run_ref: Type.String({ minLength: 1, maxLength: 200, description: 'pcN from svc, or l_<token>_pgN' }),
   },
-  { $id: 'svc:mcp/svc_run' },
+  { $id: 'svc:mcp/svc_run', additionalProperties: false },
 );
 
 export const DiscoverArgs = Type.Object(
