@@ -30,25 +30,9 @@ import {
   type Stack,
 } from '../_helpers/server.js';
 import { startFaultVendor, type FaultVendor, type RecordedRequest, type Reply } from '../_helpers/fault-vendor.js';
+import { sleep, until } from '../_helpers/until.js';
 
 // ---------------------------------------------------------------- helpers
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Poll `probe` until it yields a value (bounded: `tries` x `every` ms); throws naming `what`. */
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  tries = 400,
-  every = 25,
-): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    await sleep(every);
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 interface OpMeta {
   n?: string;

@@ -12,22 +12,7 @@ import { svcMeta, textOf } from '../../_helpers/mcp.js';
 
 export type Row = Record<string, unknown>;
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Poll `probe` until it yields a value (bounded: `tries` x `every` ms); throws naming `what`. */
-export async function until<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  tries = 400,
-  every = 25,
-): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    await sleep(every);
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
+export { sleep, until } from '../../_helpers/until.js';
 
 /** `structuredContent` of a result. */
 export const sc = (r: CallToolResult): Record<string, any> => (r.structuredContent ?? {}) as Record<string, any>;
