@@ -19,6 +19,8 @@ const BENCHMARKS: Record<string, Loader> = {
   runtime: () => import('./runtime.bench.js'),
   server: () => import('./server.bench.js'),
   ops: () => import('./ops.bench.js'),
+  mcp: () => import('./mcp.bench.js'),
+  tokens: () => import('./tokens.bench.js'),
 };
 
 function environment(): string {
