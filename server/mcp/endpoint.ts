@@ -110,6 +110,10 @@ export class McpEndpoint {
         return rpcError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
       }
     }
+    // The transport's adapter flushes the headers of an SSE answer before the tool has run, so an
+    // answer would leave in two writes (headers, then the event): a POST's headers go with its
+    // first event instead. A GET stream keeps its early headers (and its keep-alive comments).
+    if (method === 'POST') res.flushHeaders = () => undefined;
     if (entry) {
       entry.lastUsed = this.now();
       return entry.transport.handleRequest(req, res, body);
