@@ -106,7 +106,11 @@ export async function startServer(kind: string | undefined, vendorUrl?: string):
     });
     const store = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
     artifacts = store;
-    const app = new SvcApp({ registry, artifacts: store, logger: lineLogger((l) => process.stderr.write(l + '\n'), 'warn') });
+    const app = new SvcApp({
+      registry,
+      artifacts: store,
+      logger: lineLogger((l) => process.stderr.write(l + '\n'), 'warn'),
+    });
     const l = await listen(app, 0, '127.0.0.1');
     url = l.url;
     close = async () => {

@@ -121,7 +121,11 @@ function md(s: string): string {
 }
 
 /** Markdown table of discovery rows (used by MCP `discover_capabilities` and `svc search`). */
-export function discoverMarkdown(intent: string, rows: DiscoverRow[], listing = 'GET /v1/registry lists the catalogs'): string {
+export function discoverMarkdown(
+  intent: string,
+  rows: DiscoverRow[],
+  listing = 'GET /v1/registry lists the catalogs',
+): string {
   if (rows.length === 0) return `No entity matches "${md(intent)}". Try other words; ${listing}.\n`;
   const head = `Entities for "${md(intent)}" (seed a context with the api:Entity of a row):\n\n| seed | catalog | about | capabilities |\n|---|---|---|---|\n`;
   return (
