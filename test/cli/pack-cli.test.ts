@@ -244,4 +244,10 @@ t.test('demo --once packs both bundled catalogs, serves them against the vendor 
     /curl -s -X POST 'http:\/\/127\.0\.0\.1:\d+\/execute\/[0-9a-f]{16}\/[0-9a-f]{16}'/,
     'prints a program curl line',
   );
+  const base = /^svc listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(r.stdout)?.[1];
+  t.match(r.stdout, /^surfaces: HTTP \(\/v1, \/execute\) and MCP /m, 'the demo serves HTTP and MCP');
+  t.ok(
+    r.stdout.includes(`{"mcpServers": {"svc": {"type": "http", "url": "${base}/mcp"}}}`),
+    'prints an MCP client config with the /mcp URL',
+  );
 });
