@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { startStack } from '../../_helpers/server.js';
 import { connectMcp, errorCode, openLogical, svcMeta, textOf } from '../../_helpers/mcp.js';
 import { inbound, sc } from './_shared.js';
@@ -38,6 +39,30 @@ t.test('tools/list with auth off: exactly the five tools, each schema an object'
   t.same(by.svc!.inputSchema.required, ['logical_session_ref', 'program']);
   t.same(by.svc_run!.inputSchema.required, ['logical_session_ref', 'run_ref']);
   t.same(by.svc_context!.inputSchema.required, ['intent', 'seeds']);
+  // The SDK's own JSON Schema validator compiles every input schema and judges real arguments.
+  const sdk = new AjvJsonSchemaValidator();
+  const examples: Record<string, [Record<string, unknown>, Record<string, unknown>]> = {
+    svc_context: [
+      { intent: 'x', seeds: [{ api: 'brewery', entity: 'Beer' }] },
+      { intent: 'x', seeds: [] },
+    ],
+    svc: [{ logical_session_ref: 'l_a', program: 'e1[name]' }, { logical_session_ref: 'l_a' }],
+    svc_run: [
+      { logical_session_ref: 'l_a', run_ref: 'pc0' },
+      { logical_session_ref: 'l_a', run_ref: 7 },
+    ],
+    discover_capabilities: [
+      { query: 'beer', limit: 5 },
+      { query: 'beer', limit: 500 },
+    ],
+    list_registry: [{}, { tag: 3 }],
+  };
+  for (const tool of tools) {
+    const v = sdk.getValidator(tool.inputSchema);
+    const [good, bad] = examples[tool.name]!;
+    t.ok(v(good).valid, `${tool.name}: the SDK validator accepts ${JSON.stringify(good)}`);
+    t.notOk(v(bad).valid, `${tool.name}: the SDK validator refuses ${JSON.stringify(bad)}`);
+  }
   t.same(by.discover_capabilities!.inputSchema.required, ['query']);
 });
 
