@@ -5,6 +5,12 @@ import { schemasCommand } from './commands/schemas.js';
 import { demoCommand } from './commands/demo.js';
 import { catalogsCommand } from './commands/catalogs.js';
 import { serveCommand } from './commands/serve.js';
+import { initCommand } from './commands/init.js';
+import { doctorCommand } from './commands/doctor.js';
+import { loginCommand } from './commands/login.js';
+import { searchCommand } from './commands/search.js';
+import { contextCommand } from './commands/context.js';
+import { runCommand } from './commands/run.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -17,6 +23,12 @@ export function buildProgram(): Command {
   program.addCommand(schemasCommand());
   program.addCommand(serveCommand());
   program.addCommand(demoCommand());
+  program.addCommand(initCommand());
+  program.addCommand(doctorCommand());
+  program.addCommand(loginCommand());
+  program.addCommand(searchCommand());
+  program.addCommand(contextCommand());
+  program.addCommand(runCommand());
   for (const c of program.commands) c.exitOverride();
   return program;
 }

@@ -1,11 +1,19 @@
 /** How the CLI shows failures: one `code: message` line per error on stderr, and an exit code. */
 import { CommanderError } from 'commander';
 import { formatError, SvcFailure } from '../common/errors.js';
+import { TerminalError } from './terminal/errors.js';
 
-/** Exit codes: 1 = the input has problems (diagnostics), 2 = usage error, 70 = internal error. */
+/**
+ * Exit codes: 1 = the input has problems (diagnostics), 2 = usage error, 70 = internal error; the
+ * terminal commands add 3 = server unreachable or auth (`TerminalError`).
+ */
 export const EXIT = { ok: 0, problems: 1, usage: 2, internal: 70 } as const;
 
 export function reportFailure(e: unknown): number {
+  if (e instanceof TerminalError) {
+    process.stderr.write(e.format() + '\n');
+    return e.exit;
+  }
   if (e instanceof SvcFailure) {
     for (const err of e.errors) process.stderr.write(formatError(err) + '\n');
     return e.errors.some((x) => x.code === 'bad_arguments') ? EXIT.usage : EXIT.problems;

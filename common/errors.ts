@@ -161,6 +161,17 @@ export const CODES = {
   forbidden: { about: 'the credential is wrong or does not reach this resource' },
   reload_unavailable: { about: 'catalog reload needs a server started with --catalog-dir' },
   // inbound authentication (server/auth/)
+  // the terminal (svc init, doctor, login, search, context, run)
+  no_profile: { about: 'no terminal profile: run svc init' },
+  bad_profile: { about: 'the terminal profile is not valid JSON of the expected shape' },
+  workspace_damaged: { about: 'a file of the .svc workspace is missing or unreadable' },
+  server_unreachable: { about: 'the server of the profile does not answer' },
+  no_active_context: { about: 'svc run without a context: run svc context with api:Entity seeds first' },
+  ambiguous_entity: { about: 'an unqualified entity name matches entities of several catalogs' },
+  unknown_seed: { about: 'a context seed names no entity of the discovery cache or the registry' },
+  catalog_changed: { about: "a catalog's digest changed since the session fetched it: svc context --new" },
+  device_login_unavailable: { about: 'the server has no device login (only managed hosts do)' },
+  device_login_unsupported: { about: 'the device login of this server is not supported by this build' },
   mcp_config_invalid: { about: 'an MCP setting (transport key file, tenant file, allowed hosts) is malformed' },
   auth_config_invalid: { about: 'the inbound auth settings cannot start the server' },
   auth_token_expired: { about: 'the JWT has expired (exp)' },

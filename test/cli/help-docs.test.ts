@@ -1,6 +1,6 @@
 /**
- * docs/cli.md shows `svc --help` verbatim, and names every command and every option of
- * `svc serve` and `svc demo`: the doc cannot drift from the CLI without this test failing.
+ * docs/cli.md shows `svc --help` verbatim, has a section per command, and names every option of
+ * the commands that have options: the doc cannot drift from the CLI without this test failing.
  */
 import t from 'tap';
 import { execFile } from 'node:child_process';
@@ -19,7 +19,7 @@ t.test('the `svc --help` block of docs/cli.md is the real output', async (t) => 
   t.equal(block?.[1], await run('--help'));
 });
 
-for (const command of ['pack', 'catalogs', 'schemas', 'serve', 'demo']) {
+for (const command of ['pack', 'catalogs', 'schemas', 'serve', 'demo', 'init', 'search', 'context', 'run']) {
   t.test(`docs/cli.md documents every option of svc ${command}`, async (t) => {
     t.match(doc, `## \`svc ${command}\``, 'a section per command');
     const help = await run(command, '--help');
@@ -27,5 +27,12 @@ for (const command of ['pack', 'catalogs', 'schemas', 'serve', 'demo']) {
     t.ok(flags.length > 0, `${command} has options`);
     const section = doc.slice(doc.indexOf(`## \`svc ${command}\``)).split(/\n## /)[0] ?? '';
     for (const f of flags) t.ok(section.includes(`\`${f}`), `${f} is documented in the ${command} section`);
+  });
+}
+
+for (const command of ['doctor', 'login']) {
+  t.test(`docs/cli.md has a section for svc ${command}`, async (t) => {
+    t.match(doc, `## \`svc ${command}\``);
+    t.match(await run(command, '--help'), `Usage: svc ${command}`);
   });
 }

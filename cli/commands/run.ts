@@ -1,0 +1,217 @@
+/**
+ * `svc run`: compile a program locally against the active session's symbols and fetched
+ * catalogs, post the resolved plan to `/execute/{ph}/{sid}/plan`, print the answer, and record
+ * `out/NNNN-plan/` or `out/NNNN-run/`. Continuations (`page(pgN)[..]`, `wait(oN)`, `cancel(oN)`)
+ * go as text to the program route.
+ */
+import { Command, Option } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileProgram } from '../../compiler/compile.js';
+import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
+import {
+  field,
+  firstError,
+  objectOf,
+  ServerClient,
+  throwIfAuth,
+  type HttpAnswer,
+  type JsonObject,
+} from '../terminal/client.js';
+import { TERMINAL_EXIT, usageError } from '../terminal/errors.js';
+import { hostSlug } from '../workspace/paths.js';
+import { loadProfile } from '../workspace/profile.js';
+import { activeSession, type ClientSession } from '../workspace/session.js';
+
+const ACCEPT = {
+  plain: 'text/plain',
+  toon: 'text/toon',
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+} as const;
+type AcceptName = keyof typeof ACCEPT;
+
+interface RunFlags {
+  mode: 'plan' | 'run';
+  accept: AcceptName;
+  wait: boolean;
+  force?: boolean;
+  program?: string;
+  planCommitRef?: string;
+}
+
+const bool = (v: string): boolean => {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw usageError('bad_arguments', `--wait takes true or false, not \`${v}\``, 'write --wait=false');
+};
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description('compile a program locally and run it on the active session (program from -e or stdin)')
+    .addOption(
+      new Option('--mode <mode>', 'plan: dry-run, mints a pcN; run: live').choices(['plan', 'run']).default('run'),
+    )
+    .addOption(new Option('--accept <format>', 'answer format').choices(Object.keys(ACCEPT)).default('plain'))
+    .option('--wait <bool>', 'false: start the run in the background and print its wait(oN) line', bool, true)
+    .option('--force', 'pass the review gate without a plan_commit_ref')
+    .option('--plan-commit-ref <pcN>', 'run the plan a `--mode plan` dry-run of the same program accepted')
+    .option('-e, --program <program>', 'the program text (default: read from stdin)')
+    .action(async (opts: RunFlags) => {
+      if (opts.planCommitRef !== undefined && !/^pc\d+$/.test(opts.planCommitRef))
+        throw usageError(
+          'bad_arguments',
+          `--plan-commit-ref takes pcN, not \`${opts.planCommitRef}\``,
+          'use the pcN that `svc run --mode plan` printed',
+        );
+      const text = opts.program ?? (await readStdin());
+      if (text.trim() === '')
+        throw usageError('bad_arguments', 'the program is empty', "pass it with -e '<program>' or on stdin");
+      const { root, profile } = loadProfile();
+      const slug = hostSlug(profile.server);
+      const session = activeSession(root, slug);
+      if (!session)
+        throw usageError(
+          'no_active_context',
+          `no active context for ${profile.server}`,
+          'run `svc context` with api:Entity seeds first, for example `svc context brewery:Beer` (`svc search <intent>` lists seeds)',
+        );
+      const meta = session.readMeta();
+      const registry = session.registry(meta);
+      const symbols = session.readSymbols();
+      const compiled = compileProgram(text, { registry, symbols });
+      if (compiled.kind === 'error') {
+        if (compiled.diagnostics.some((d) => d.code === 'legacy_symbol'))
+          process.stderr.write(
+            'legacy_symbol: the terminal rejects p# symbols\n  hint: write fields and parameters by their wire names, e.g. e1(city="Berlin")[name]\n',
+          );
+        for (const d of compiled.diagnostics) process.stderr.write(renderDiagnostic(text, d) + '\n');
+        process.exitCode = TERMINAL_EXIT.program;
+        return;
+      }
+      const client = new ServerClient(profile);
+      const base = `/execute/${meta.prompt_hash}/${meta.session}`;
+      const kind = opts.mode === 'plan' ? 'plan' : 'run';
+      let answer: HttpAnswer;
+      let planRecord: unknown;
+      if (compiled.kind === 'continuation') {
+        if (opts.mode === 'plan')
+          throw usageError(
+            'bad_arguments',
+            'a continuation has no dry-run',
+            'leave out --mode plan for page(..), wait(..) and cancel(..)',
+          );
+        planRecord = { continuation: text.trim() };
+        answer = await client.request(base, { body: text, contentType: 'text/plain', accept: ACCEPT[opts.accept] });
+      } else {
+        planRecord = { commit_id: compiled.commit_id, review: compiled.review, plan: compiled.plan };
+        const body = {
+          plan: compiled.plan,
+          program: text,
+          mode: opts.mode === 'plan' ? 'plan' : 'live',
+          wait: opts.wait,
+          ...(opts.force ? { force: true } : {}),
+          ...(opts.planCommitRef ? { plan_commit_ref: opts.planCommitRef } : {}),
+        };
+        answer = await client.request(`${base}/plan`, {
+          body: JSON.stringify(body),
+          contentType: 'application/vnd.svc.resolved-plan+json',
+          accept: ACCEPT[opts.accept],
+        });
+      }
+      throwIfAuth(answer, client.base);
+      const svcMeta = answerMeta(answer, opts.accept);
+      await record(session, kind, text, planRecord, answer, opts.accept, svcMeta, client, base);
+      process.stdout.write(answer.text.endsWith('\n') || answer.text === '' ? answer.text : answer.text + '\n');
+      if (answer.status >= 300) {
+        // The code is in `_meta.svc` whatever the format (`firstError` reads JSON answers only).
+        const code = field(svcMeta.code) || firstError(answer).code;
+        if (['unknown_session', 'session_stale', 'catalog_mismatch'].includes(code))
+          process.stderr.write(
+            `svc: ${code}: this client session cannot continue; start a new one: svc context --new ${meta.seeds.join(' ')}\n`,
+          );
+        process.exitCode = TERMINAL_EXIT.program;
+      }
+    });
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY)
+    throw usageError(
+      'bad_arguments',
+      'no program: pass -e <program> or pipe it on stdin',
+      "for example svc run -e 'e1[name]'",
+    );
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `_meta.svc` of an answer in any of the four formats. */
+export function answerMeta(a: HttpAnswer, accept: AcceptName): JsonObject {
+  try {
+    if (accept === 'json') return objectOf(objectOf(a.json?._meta).svc);
+    if (accept === 'ndjson') {
+      const last = a.text.trim().split('\n').pop() ?? '{}';
+      return objectOf(objectOf(objectOf(JSON.parse(last) as unknown)._meta).svc);
+    }
+  } catch {
+    return {};
+  }
+  const out: JsonObject = {};
+  const re = accept === 'plain' ? /^# ([a-z_]+): (.*)$/gm : /^ {4}([a-z_]+): (.*)$/gm;
+  const from = accept === 'plain' ? a.text : a.text.slice(a.text.lastIndexOf('_meta:'));
+  for (const m of from.matchAll(re)) out[m[1]!] = m[2]!.replace(/^"(.*)"$/, '$1');
+  return out;
+}
+
+async function record(
+  session: ClientSession,
+  kind: 'plan' | 'run',
+  text: string,
+  plan: unknown,
+  answer: HttpAnswer,
+  accept: AcceptName,
+  svcMeta: JsonObject,
+  client: ServerClient,
+  base: string,
+): Promise<void> {
+  const dir = session.newRecord(kind);
+  writeFileSync(join(dir, 'program.svc'), text.endsWith('\n') ? text : text + '\n');
+  writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan, null, 2) + '\n');
+  writeFileSync(join(dir, 'body.txt'), answer.text);
+  writeFileSync(
+    join(dir, 'body.json'),
+    JSON.stringify(
+      {
+        http_status: answer.status,
+        content_type: answer.contentType,
+        accept,
+        meta: svcMeta,
+        ...(answer.json ? { body: answer.json } : {}),
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  const runId = svcMeta.run_id;
+  if (kind === 'run' && typeof runId === 'string' && /^pr[0-9a-f]{64}$/.test(runId)) {
+    const art = await client.request(`${base}/artifacts/${runId}`);
+    if (art.status === 200 && art.json) {
+      writeFileSync(join(dir, 'artifact.json'), JSON.stringify(art.json, null, 2) + '\n');
+      const j = art.json;
+      writeFileSync(
+        join(dir, 'artifact.txt'),
+        [
+          `run_id: ${runId}`,
+          `status: ${field(j.status)}`,
+          `plan_commit_id: ${field(j.plan_commit_id)}`,
+          `started_at: ${field(j.started_at)}`,
+          `elapsed_ms: ${field(j.elapsed_ms)}`,
+          `steps: ${Array.isArray(j.steps) ? j.steps.length : 0}`,
+          '',
+        ].join('\n'),
+      );
+    }
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * A client session under `.svc/s/<id>/`: `meta.txt`, `symbols.json`, `teaching.tsv`,
+ * `catalogs/<api>.json`, `latest` and the numbered records `out/NNNN-<kind>/`. The host's
+ * `current` file names the active session. Layouts: docs/cli.md "The workspace".
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SymbolTable, type SymbolTableJson } from '../../compiler/symbols.js';
+import { verifyCgs } from '../../pack/verify.js';
+import { Registry, type RegistryEntry } from '../../pack/registry.js';
+import type { Cgs } from '../../pack/cgs.js';
+import { TERMINAL_EXIT, TerminalError, usageError } from '../terminal/errors.js';
+import { paths, SESSION_ID } from './paths.js';
+
+/** What `meta.txt` holds. */
+export interface SessionMeta {
+  server: string;
+  prompt_hash: string;
+  session: string;
+  intent: string;
+  created: string;
+  /** Pinned catalogs: entry_id -> cgs_hash, in pin order. */
+  catalogs: Array<{ api: string; cgs_hash: string }>;
+  /** Seeds taught so far (`api:Entity`), in order. */
+  seeds: string[];
+}
+
+export function renderMeta(m: SessionMeta): string {
+  return [
+    `server: ${m.server}`,
+    `prompt_hash: ${m.prompt_hash}`,
+    `session: ${m.session}`,
+    `intent: ${m.intent.replace(/\s+/g, ' ')}`,
+    `created: ${m.created}`,
+    ...m.catalogs.map((c) => `catalog: ${c.api} ${c.cgs_hash}`),
+    ...m.seeds.map((s) => `seed: ${s}`),
+    '',
+  ].join('\n');
+}
+
+export function parseMeta(text: string): SessionMeta {
+  const m: SessionMeta = { server: '', prompt_hash: '', session: '', intent: '', created: '', catalogs: [], seeds: [] };
+  for (const line of text.split('\n')) {
+    const i = line.indexOf(': ');
+    if (i < 0) continue;
+    const k = line.slice(0, i);
+    const v = line.slice(i + 2);
+    if (k === 'catalog') {
+      const [api = '', cgs_hash = ''] = v.split(' ');
+      m.catalogs.push({ api, cgs_hash });
+    } else if (k === 'seed') m.seeds.push(v);
+    else if (k === 'server' || k === 'prompt_hash' || k === 'session' || k === 'intent' || k === 'created') m[k] = v;
+  }
+  return m;
+}
+
+/** A registry entry built from a fetched CGS; throws when its content does not hash to `cgs_hash`. */
+export function entryFromCgs(api: string, cgs: unknown, cgsHash: string): RegistryEntry {
+  const v = verifyCgs(JSON.stringify(cgs), `${api}.json`);
+  if (!v.ok)
+    throw new TerminalError(
+      v.problems[0]?.code ?? 'cgs_invalid',
+      `catalog ${api} from the server does not verify: ${v.problems[0]?.message ?? ''}`,
+      'this svc and the server may be of different versions',
+      TERMINAL_EXIT.program,
+    );
+  if (v.cgs_hash !== cgsHash || v.cgs.entry_id !== api)
+    throw new TerminalError(
+      'hash_mismatch',
+      `catalog ${api} hashes to ${v.cgs_hash.slice(0, 12)}..., the server says ${cgsHash.slice(0, 12)}...`,
+      'run `svc context --new` to fetch it again',
+      TERMINAL_EXIT.program,
+    );
+  return registryEntry(v.cgs, v.cgs_hash);
+}
+
+function registryEntry(cgs: Cgs, cgsHash: string): RegistryEntry {
+  return {
+    entry_id: cgs.entry_id,
+    label: cgs.label,
+    tags: cgs.tags ?? [],
+    version: cgs.version,
+    cgs,
+    cgs_hash: cgsHash,
+    base_url: cgs.backend.base_url,
+    artifact: `${cgs.entry_id}.json`,
+  };
+}
+
+export class ClientSession {
+  constructor(
+    readonly root: string,
+    readonly id: string,
+  ) {}
+
+  get dir(): string {
+    return paths.session(this.root, this.id);
+  }
+
+  file(name: string): string {
+    return join(this.dir, name);
+  }
+
+  exists(): boolean {
+    return existsSync(this.file('meta.txt'));
+  }
+
+  readMeta(): SessionMeta {
+    return parseMeta(readFileSync(this.file('meta.txt'), 'utf8'));
+  }
+
+  writeMeta(m: SessionMeta): void {
+    mkdirSync(this.dir, { recursive: true });
+    writeFileSync(this.file('meta.txt'), renderMeta(m));
+  }
+
+  readSymbols(): SymbolTable {
+    const f = this.file('symbols.json');
+    if (!existsSync(f)) return new SymbolTable();
+    return SymbolTable.fromJSON(JSON.parse(readFileSync(f, 'utf8')) as SymbolTableJson);
+  }
+
+  writeSymbols(t: SymbolTable): void {
+    writeFileSync(this.file('symbols.json'), JSON.stringify(t.toJSON(), null, 2) + '\n');
+  }
+
+  /** Append text (already newline-terminated) to teaching.tsv. */
+  appendTeaching(text: string): void {
+    const f = this.file('teaching.tsv');
+    const old = existsSync(f) ? readFileSync(f, 'utf8') : '';
+    writeFileSync(f, old + text);
+  }
+
+  writeCatalog(api: string, cgs: unknown): void {
+    mkdirSync(this.file('catalogs'), { recursive: true });
+    writeFileSync(join(this.file('catalogs'), `${api}.json`), JSON.stringify(cgs) + '\n');
+  }
+
+  /** The registry of the catalogs fetched into this session, verified against meta.txt's hashes. */
+  registry(meta: SessionMeta): Registry {
+    return new Registry(
+      meta.catalogs.map((c) => {
+        const f = join(this.file('catalogs'), `${c.api}.json`);
+        if (!existsSync(f))
+          throw usageError('workspace_damaged', `${f} is missing`, 'run `svc context --new` with api:Entity seeds');
+        return entryFromCgs(c.api, JSON.parse(readFileSync(f, 'utf8')), c.cgs_hash);
+      }),
+    );
+  }
+
+  /** A new `out/NNNN-<kind>/` directory (numbered after the highest one), and `latest` names it. */
+  newRecord(kind: string): string {
+    const out = this.file('out');
+    mkdirSync(out, { recursive: true });
+    const n = readdirSync(out).reduce((max, d) => Math.max(max, Number(/^(\d{4})-/.exec(d)?.[1] ?? 0)), 0) + 1;
+    const name = `${String(n).padStart(4, '0')}-${kind}`;
+    mkdirSync(join(out, name));
+    writeFileSync(this.file('latest'), `out/${name}\n`);
+    return join(out, name);
+  }
+}
+
+/** The active session of a host, if `current` names one that exists. */
+export function activeSession(root: string, slug: string): ClientSession | undefined {
+  const f = paths.current(root, slug);
+  if (!existsSync(f)) return undefined;
+  const id = readFileSync(f, 'utf8').trim();
+  if (!SESSION_ID.test(id)) return undefined;
+  const s = new ClientSession(root, id);
+  return s.exists() ? s : undefined;
+}
+
+export function setCurrent(root: string, slug: string, id: string): void {
+  mkdirSync(paths.host(root, slug), { recursive: true });
+  writeFileSync(paths.current(root, slug), `${id}\n`);
+}
