@@ -7,7 +7,7 @@
 import { buildSchema, parse, validate } from 'graphql';
 import { compileProgram } from '../compiler/index.js';
 import { SymbolTable } from '../compiler/symbols.js';
-import { compileSource, readSourceDir, Registry, type RegistryEntry } from '../pack/index.js';
+import { compileSource, readSourceDir, Registry, registryEntry, type RegistryEntry } from '../pack/index.js';
 import { packageRoot } from '../cli/package-root.js';
 import { join } from 'node:path';
 import type { Benchmark, BenchResult, Metric } from './harness.js';
@@ -83,16 +83,7 @@ async function run(): Promise<BenchResult> {
   for (const name of ['brewery', 'helpdesk']) {
     const c = compileSource(await readSourceDir(join(packageRoot(), 'fixtures', 'catalogs', name)));
     if (!c.cgs || !c.cgs_hash) throw new Error(`fixture catalog ${name} does not compile`);
-    entries.push({
-      entry_id: c.cgs.entry_id,
-      label: c.cgs.label,
-      tags: c.cgs.tags,
-      version: c.cgs.version,
-      cgs: c.cgs,
-      cgs_hash: c.cgs_hash,
-      base_url: c.cgs.backend.base_url,
-      artifact: name,
-    });
+    entries.push(registryEntry(c.cgs, c.cgs_hash, name));
   }
   const registry = new Registry(entries);
   const symbols = new SymbolTable();

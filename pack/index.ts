@@ -11,7 +11,7 @@ export type { Written } from './write-artifacts.js';
 export { loadCatalogDir, loadSchemaFile, envOverrideName } from './load.js';
 export type { LoadOptions, LoadResult } from './load.js';
 export { verifyCgs, parseManifest } from './verify.js';
-export { Registry } from './registry.js';
+export { Registry, registryEntry } from './registry.js';
 export { displayUrl, hasUserinfo, withoutUserinfo } from './urls.js';
 export type { RegistryEntry } from './registry.js';
 export { parseTemplate, jsonTemplateParams } from './template.js';

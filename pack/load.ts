@@ -13,7 +13,7 @@ import { ManifestSchema, type Manifest } from './artifact.js';
 import { conforms } from './ajv.js';
 import { errnoCode } from './errno.js';
 import type { CgsCheck } from './compile-source.js';
-import { Registry, type RegistryEntry } from './registry.js';
+import { Registry, registryEntry, type RegistryEntry } from './registry.js';
 import { displayUrl, hasUserinfo, withoutUserinfo } from './urls.js';
 import { parseManifest, verifyCgs } from './verify.js';
 
@@ -172,7 +172,7 @@ export async function loadSchemaFile(path: string, opts: LoadOptions = {}): Prom
   }
   const v = verifyCgs(text, path, undefined, opts.extraChecks);
   if (!v.ok) return { registry: new Registry([]), problems: v.problems, kept: [] };
-  const entry = toEntry(v.cgs, v.cgs_hash, basename(path));
+  const entry = registryEntry(v.cgs, v.cgs_hash, basename(path));
   return { registry: applyOverrides(new Registry([entry]), opts, problems), problems, kept: [] };
 }
 
@@ -201,20 +201,7 @@ async function loadArtifact(
     problems.push(...v.problems);
     return undefined;
   }
-  return toEntry(v.cgs, v.cgs_hash, m.artifact);
-}
-
-function toEntry(cgs: RegistryEntry['cgs'], hash: string, artifact: string): RegistryEntry {
-  return {
-    entry_id: cgs.entry_id,
-    label: cgs.label,
-    tags: cgs.tags,
-    version: cgs.version,
-    cgs,
-    cgs_hash: hash,
-    base_url: cgs.backend.base_url,
-    artifact,
-  };
+  return registryEntry(v.cgs, v.cgs_hash, m.artifact);
 }
 
 /** Highest version per entry_id; two different artifacts with that same version reject the entry. */

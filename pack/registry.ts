@@ -14,6 +14,20 @@ export interface RegistryEntry {
   artifact: string;
 }
 
+/** The registry entry of a CGS (its backend URL the catalog's own; `artifact` a base name). */
+export function registryEntry(cgs: Cgs, cgs_hash: string, artifact: string): RegistryEntry {
+  return {
+    entry_id: cgs.entry_id,
+    label: cgs.label,
+    tags: cgs.tags,
+    version: cgs.version,
+    cgs,
+    cgs_hash,
+    base_url: cgs.backend.base_url,
+    artifact,
+  };
+}
+
 interface Index {
   entities: Map<string, Entity>;
   capabilities: Map<string, Capability>;

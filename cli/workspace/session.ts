@@ -7,8 +7,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { SymbolTable, type SymbolTableJson } from '../../compiler/symbols.js';
 import { verifyCgs } from '../../pack/verify.js';
-import { Registry, type RegistryEntry } from '../../pack/registry.js';
-import type { Cgs } from '../../pack/cgs.js';
+import { Registry, registryEntry, type RegistryEntry } from '../../pack/registry.js';
 import { TERMINAL_EXIT, TerminalError, usageError } from '../terminal/errors.js';
 import { paths, SESSION_ID } from './paths.js';
 
@@ -71,20 +70,7 @@ export function entryFromCgs(api: string, cgs: unknown, cgsHash: string): Regist
       'run `svc context --new` to fetch it again',
       TERMINAL_EXIT.program,
     );
-  return registryEntry(v.cgs, v.cgs_hash);
-}
-
-function registryEntry(cgs: Cgs, cgsHash: string): RegistryEntry {
-  return {
-    entry_id: cgs.entry_id,
-    label: cgs.label,
-    tags: cgs.tags ?? [],
-    version: cgs.version,
-    cgs,
-    cgs_hash: cgsHash,
-    base_url: cgs.backend.base_url,
-    artifact: `${cgs.entry_id}.json`,
-  };
+  return registryEntry(v.cgs, v.cgs_hash, `${v.cgs.entry_id}.json`);
 }
 
 export class ClientSession {

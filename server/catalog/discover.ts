@@ -66,11 +66,12 @@ export function words(text: string): string[] {
   return out;
 }
 
-/** Rows for an intent, best first; an empty intent lists every entity. */
-export function discover(registry: Registry, intent: string, limit = 20): DiscoverRow[] {
+/** Rows for an intent, best first (only of the `allowed` catalogs when given); an empty intent lists every entity. */
+export function discover(registry: Registry, intent: string, limit = 20, allowed?: ReadonlySet<string>): DiscoverRow[] {
   const want = words(intent);
   const rows: DiscoverRow[] = [];
   for (const entry of registry.list()) {
+    if (allowed && !allowed.has(entry.entry_id)) continue;
     const catalogWords = new Set(
       words(`${entry.entry_id} ${entry.label} ${entry.tags.join(' ')} ${entry.cgs.description}`),
     );

@@ -15,7 +15,7 @@ import { findSession, type Found } from './find-session.js';
 import type { Outcome } from './outcome.js';
 import type { SessionRepository } from './repository.js';
 import type { SessionKey } from './state.js';
-import type { Teacher } from './teach.js';
+import { seedParts, type Teacher } from './teach.js';
 
 export interface LogicalContextRequest {
   /** Chosen by the host, stable for one agent context. */
@@ -104,7 +104,7 @@ export async function logicalContext(deps: LogicalDeps, req: LogicalContextReque
   // the tenant may not use (or of none) must not get an answer that lists its entities or the
   // other loaded catalogs.
   if (req.allowed) {
-    const denied = [...new Set(raw.map(seedApi).filter((a) => a !== undefined))].filter(
+    const denied = [...new Set(raw.map((x) => seedParts(x, undefined)?.api).filter((a) => a !== undefined))].filter(
       (api) => !req.allowed!.has(api),
     );
     if (denied.length)
@@ -187,13 +187,6 @@ function sortedSeeds(seeds: Seed[]): Seed[] {
       seen.add(k);
       return true;
     });
-}
-
-/** The api a seed names (`"api:Entity"` or `{api, entity}`), when it names one. */
-function seedApi(s: unknown): string | undefined {
-  if (typeof s === 'string') return s.includes(':') ? s.slice(0, s.indexOf(':')) : undefined;
-  const api = s && typeof s === 'object' ? (s as { api?: unknown }).api : undefined;
-  return typeof api === 'string' ? api : undefined;
 }
 
 function asList(raw: unknown): unknown[] {

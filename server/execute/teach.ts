@@ -162,7 +162,7 @@ function pins(s: SessionState): Array<{ entry_id: string; cgs_hash: string }> {
 }
 
 /** The catalog and entity a seed names, or undefined when it has neither form. */
-function seedParts(
+export function seedParts(
   s: unknown,
   defaultApi: string | undefined,
 ): { api: string | undefined; entity: string } | undefined {

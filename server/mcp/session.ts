@@ -201,9 +201,7 @@ export class McpSession {
   private discover(raw: unknown): CallToolResult {
     const args = decodeBody(DiscoverArgs, raw ?? {}, '{"query": "beers by style"}', 'arguments');
     const allowed = this.deps.tenants.allowed(this.principal.tenant);
-    const rows = discover(this.deps.registry(), args.query, 1000)
-      .filter((r) => !allowed || allowed.has(r.api))
-      .slice(0, args.limit ?? 10);
+    const rows = discover(this.deps.registry(), args.query, args.limit ?? 10, allowed);
     return textResult(discoverMarkdown(args.query, rows, 'list_registry lists the catalogs'), {
       entities: rows.map((r) => ({
         seed: r.seed,

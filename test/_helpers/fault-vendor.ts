@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { compileSource, Registry, type RegistryEntry } from '../../pack/index.js';
+import { compileSource, Registry, registryEntry as entryOfCgs, type RegistryEntry } from '../../pack/index.js';
 
 /** One request as the vendor saw it. */
 export interface RecordedRequest {
@@ -414,14 +414,5 @@ export function registryEntry(text: string, file = 'catalog.yaml'): RegistryEntr
   const c = compileSource([{ file, text }]);
   if (!c.cgs || !c.cgs_hash)
     throw new Error(`test catalog does not compile: ${JSON.stringify(c.diagnostics, null, 1)}`);
-  return {
-    entry_id: c.cgs.entry_id,
-    label: c.cgs.label,
-    tags: c.cgs.tags,
-    version: c.cgs.version,
-    cgs: c.cgs,
-    cgs_hash: c.cgs_hash,
-    base_url: c.cgs.backend.base_url,
-    artifact: `${c.cgs.entry_id}.cgs.json`,
-  };
+  return entryOfCgs(c.cgs, c.cgs_hash, `${c.cgs.entry_id}.cgs.json`);
 }

@@ -1,7 +1,7 @@
 /** Test helpers: a registry of the bundled fixture catalogs (compiled from source) and a session. */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileSource, Registry, readSourceDir, type RegistryEntry } from '../../pack/index.js';
+import { compileSource, Registry, readSourceDir, registryEntry, type RegistryEntry } from '../../pack/index.js';
 import { SymbolTable, type Seed } from '../../compiler/symbols.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -14,16 +14,7 @@ export async function fixtureRegistry(): Promise<Registry> {
     const c = compileSource(await readSourceDir(join(dir, name)));
     if (!c.cgs || !c.cgs_hash)
       throw new Error(`fixture catalog ${name} does not compile: ${JSON.stringify(c.diagnostics)}`);
-    entries.push({
-      entry_id: c.cgs.entry_id,
-      label: c.cgs.label,
-      tags: c.cgs.tags,
-      version: c.cgs.version,
-      cgs: c.cgs,
-      cgs_hash: c.cgs_hash,
-      base_url: c.cgs.backend.base_url,
-      artifact: `${name}.cgs.json`,
-    });
+    entries.push(registryEntry(c.cgs, c.cgs_hash, `${name}.cgs.json`));
   }
   return new Registry(entries);
 }
