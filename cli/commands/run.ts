@@ -5,31 +5,14 @@
  * go as text to the program route.
  */
 import { Command, Option } from 'commander';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { compileProgram } from '../../compiler/compile.js';
 import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
-import {
-  field,
-  firstError,
-  objectOf,
-  ServerClient,
-  throwIfAuth,
-  type HttpAnswer,
-  type JsonObject,
-} from '../terminal/client.js';
+import { field, firstError, ServerClient, throwIfAuth, type HttpAnswer } from '../terminal/client.js';
+import { ACCEPT, answerMeta, record, type AcceptName } from '../terminal/record.js';
 import { TERMINAL_EXIT, usageError } from '../terminal/errors.js';
 import { hostSlug } from '../workspace/paths.js';
 import { loadProfile } from '../workspace/profile.js';
-import { activeSession, type ClientSession } from '../workspace/session.js';
-
-const ACCEPT = {
-  plain: 'text/plain',
-  toon: 'text/toon',
-  json: 'application/json',
-  ndjson: 'application/x-ndjson',
-} as const;
-type AcceptName = keyof typeof ACCEPT;
+import { activeSession } from '../workspace/session.js';
 
 interface RunFlags {
   mode: 'plan' | 'run';
@@ -145,73 +128,4 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** `_meta.svc` of an answer in any of the four formats. */
-export function answerMeta(a: HttpAnswer, accept: AcceptName): JsonObject {
-  try {
-    if (accept === 'json') return objectOf(objectOf(a.json?._meta).svc);
-    if (accept === 'ndjson') {
-      const last = a.text.trim().split('\n').pop() ?? '{}';
-      return objectOf(objectOf(objectOf(JSON.parse(last) as unknown)._meta).svc);
-    }
-  } catch {
-    return {};
-  }
-  const out: JsonObject = {};
-  const re = accept === 'plain' ? /^# ([a-z_]+): (.*)$/gm : /^ {4}([a-z_]+): (.*)$/gm;
-  const from = accept === 'plain' ? a.text : a.text.slice(a.text.lastIndexOf('_meta:'));
-  for (const m of from.matchAll(re)) out[m[1]!] = m[2]!.replace(/^"(.*)"$/, '$1');
-  return out;
-}
-
-async function record(
-  session: ClientSession,
-  kind: 'plan' | 'run',
-  text: string,
-  plan: unknown,
-  answer: HttpAnswer,
-  accept: AcceptName,
-  svcMeta: JsonObject,
-  client: ServerClient,
-  base: string,
-): Promise<void> {
-  const dir = session.newRecord(kind);
-  writeFileSync(join(dir, 'program.svc'), text.endsWith('\n') ? text : text + '\n');
-  writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan, null, 2) + '\n');
-  writeFileSync(join(dir, 'body.txt'), answer.text);
-  writeFileSync(
-    join(dir, 'body.json'),
-    JSON.stringify(
-      {
-        http_status: answer.status,
-        content_type: answer.contentType,
-        accept,
-        meta: svcMeta,
-        ...(answer.json ? { body: answer.json } : {}),
-      },
-      null,
-      2,
-    ) + '\n',
-  );
-  const runId = svcMeta.run_id;
-  if (kind === 'run' && typeof runId === 'string' && /^pr[0-9a-f]{64}$/.test(runId)) {
-    const art = await client.request(`${base}/artifacts/${runId}`);
-    if (art.status === 200 && art.json) {
-      writeFileSync(join(dir, 'artifact.json'), JSON.stringify(art.json, null, 2) + '\n');
-      const j = art.json;
-      writeFileSync(
-        join(dir, 'artifact.txt'),
-        [
-          `run_id: ${runId}`,
-          `status: ${field(j.status)}`,
-          `plan_commit_id: ${field(j.plan_commit_id)}`,
-          `started_at: ${field(j.started_at)}`,
-          `elapsed_ms: ${field(j.elapsed_ms)}`,
-          `steps: ${Array.isArray(j.steps) ? j.steps.length : 0}`,
-          '',
-        ].join('\n'),
-      );
-    }
-  }
 }

@@ -1,0 +1,86 @@
+/**
+ * What `svc run` keeps of one answer: `_meta.svc` read from any of the four formats, and the
+ * record `out/NNNN-plan/` or `out/NNNN-run/` (`program.svc`, `plan.json`, `body.txt`,
+ * `body.json`, and `artifact.json` / `artifact.txt` of a live run).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { field, objectOf, type HttpAnswer, type JsonObject, type ServerClient } from './client.js';
+import type { ClientSession } from '../workspace/session.js';
+
+export const ACCEPT = {
+  plain: 'text/plain',
+  toon: 'text/toon',
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+} as const;
+export type AcceptName = keyof typeof ACCEPT;
+
+/** `_meta.svc` of an answer in any of the four formats. */
+export function answerMeta(a: HttpAnswer, accept: AcceptName): JsonObject {
+  try {
+    if (accept === 'json') return objectOf(objectOf(a.json?._meta).svc);
+    if (accept === 'ndjson') {
+      const last = a.text.trim().split('\n').pop() ?? '{}';
+      return objectOf(objectOf(objectOf(JSON.parse(last) as unknown)._meta).svc);
+    }
+  } catch {
+    return {};
+  }
+  const out: JsonObject = {};
+  const re = accept === 'plain' ? /^# ([a-z_]+): (.*)$/gm : /^ {4}([a-z_]+): (.*)$/gm;
+  const from = accept === 'plain' ? a.text : a.text.slice(a.text.lastIndexOf('_meta:'));
+  for (const m of from.matchAll(re)) out[m[1]!] = m[2]!.replace(/^"(.*)"$/, '$1');
+  return out;
+}
+
+export async function record(
+  session: ClientSession,
+  kind: 'plan' | 'run',
+  text: string,
+  plan: unknown,
+  answer: HttpAnswer,
+  accept: AcceptName,
+  svcMeta: JsonObject,
+  client: ServerClient,
+  base: string,
+): Promise<void> {
+  const dir = session.newRecord(kind);
+  writeFileSync(join(dir, 'program.svc'), text.endsWith('\n') ? text : text + '\n');
+  writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan, null, 2) + '\n');
+  writeFileSync(join(dir, 'body.txt'), answer.text);
+  writeFileSync(
+    join(dir, 'body.json'),
+    JSON.stringify(
+      {
+        http_status: answer.status,
+        content_type: answer.contentType,
+        accept,
+        meta: svcMeta,
+        ...(answer.json ? { body: answer.json } : {}),
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  const runId = svcMeta.run_id;
+  if (kind === 'run' && typeof runId === 'string' && /^pr[0-9a-f]{64}$/.test(runId)) {
+    const art = await client.request(`${base}/artifacts/${runId}`);
+    if (art.status === 200 && art.json) {
+      writeFileSync(join(dir, 'artifact.json'), JSON.stringify(art.json, null, 2) + '\n');
+      const j = art.json;
+      writeFileSync(
+        join(dir, 'artifact.txt'),
+        [
+          `run_id: ${runId}`,
+          `status: ${field(j.status)}`,
+          `plan_commit_id: ${field(j.plan_commit_id)}`,
+          `started_at: ${field(j.started_at)}`,
+          `elapsed_ms: ${field(j.elapsed_ms)}`,
+          `steps: ${Array.isArray(j.steps) ? j.steps.length : 0}`,
+          '',
+        ].join('\n'),
+      );
+    }
+  }
+}
