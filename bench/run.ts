@@ -20,6 +20,7 @@ const BENCHMARKS: Record<string, Loader> = {
   server: () => import('./server.bench.js'),
   ops: () => import('./ops.bench.js'),
   mcp: () => import('./mcp.bench.js'),
+  cli: () => import('./cli.bench.js'),
   tokens: () => import('./tokens.bench.js'),
 };
 

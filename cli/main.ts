@@ -3,12 +3,13 @@
 import { buildProgram } from './program.js';
 import { reportFailure } from './report.js';
 
-const program = buildProgram();
-program.parseAsync(process.argv).then(
-  () => {
-    if (process.exitCode === undefined) process.exitCode = 0;
-  },
-  (e: unknown) => {
-    process.exitCode = reportFailure(e);
-  },
-);
+buildProgram(process.argv)
+  .then((program) => program.parseAsync(process.argv))
+  .then(
+    () => {
+      if (process.exitCode === undefined) process.exitCode = 0;
+    },
+    (e: unknown) => {
+      process.exitCode = reportFailure(e);
+    },
+  );
