@@ -224,7 +224,7 @@ async function extend(client: ServerClient, meta: SessionMeta, seeds: Seed[]): P
     body: JSON.stringify({ seeds: seeds.map(seedText) }),
     contentType: 'application/json',
   });
-  throwIfAuth(a, client.base);
+  throwIfAuth(a, client.base, [...meta.seeds, ...seeds.map(seedText)]);
   if (a.status >= 200 && a.status < 300 && a.json) return field(a.json.wave);
   const e = firstError(a);
   const gone = e.code === 'unknown_session' || e.code === 'session_stale';

@@ -3,7 +3,7 @@
  * are accepted (`GET /v1/incoming-auth/context`). One actionable line per problem.
  */
 import { Command } from 'commander';
-import { field, ServerClient } from '../terminal/client.js';
+import { field, firstError, ServerClient } from '../terminal/client.js';
 import { TERMINAL_EXIT, TerminalError } from '../terminal/errors.js';
 import { paths, workspaceRoot } from '../workspace/paths.js';
 import { profileProblems, readProfileRaw, removeLegacyLayout, type Profile } from '../workspace/profile.js';
@@ -44,11 +44,14 @@ export function doctorCommand(): Command {
         );
         const who = await client.request('/v1/incoming-auth/context');
         if (who.status === 401 || who.status === 403) {
-          const code = field(who.json?.code) || `http_${who.status}`;
+          const { code, message } = firstError(who);
+          const why = !profile.api_key
+            ? 'it requires credentials and the profile has no API key'
+            : who.status === 401
+              ? 'the API key is not accepted'
+              : `the API key is not allowed here (${message})`;
           process.stdout.write(
-            `problem: the server refused the credentials (${code}): ${
-              profile.api_key ? 'the API key is not accepted' : 'it requires credentials'
-            }; run \`svc init --server ${profile.server} --api-key <key>\`\n`,
+            `problem: the server refused the credentials (${code}): ${why}; run \`svc init --server ${profile.server} --api-key <key>\`\n`,
           );
           process.exitCode = TERMINAL_EXIT.server;
           return;

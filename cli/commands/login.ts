@@ -3,7 +3,7 @@
  * build probes the route and, when the server has none, says so and exits 3.
  */
 import { Command } from 'commander';
-import { ServerClient } from '../terminal/client.js';
+import { firstError, ServerClient } from '../terminal/client.js';
 import { TERMINAL_EXIT, TerminalError } from '../terminal/errors.js';
 import { loadProfile } from '../workspace/profile.js';
 
@@ -18,10 +18,11 @@ export function loginCommand(): Command {
         body: '{}',
         contentType: 'application/json',
       });
-      if (probe.status === 404 || probe.status === 405)
+      // Device login starts without credentials: a refusal (401/403) means no such route is open either.
+      if ([401, 403, 404, 405].includes(probe.status))
         throw new TerminalError(
           'device_login_unavailable',
-          `${client.base} has no device login (/v1/incoming-auth/device/* answered ${probe.status}); only managed hosts have it`,
+          `${client.base} has no device login (/v1/incoming-auth/device/* answered ${probe.status}${probe.status < 404 ? ` ${firstError(probe).code}` : ''}); only managed hosts have it`,
           `use an API key instead: \`svc init --server ${client.base} --api-key <key>\``,
           TERMINAL_EXIT.server,
         );

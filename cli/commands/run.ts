@@ -7,7 +7,11 @@
 import { Command, Option } from 'commander';
 import { compileProgram } from '../../compiler/compile.js';
 import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
-import { field, firstError, ServerClient, throwIfAuth, type HttpAnswer } from '../terminal/client.js';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { field, firstError, ServerClient, throwIfAuth } from '../terminal/client.js';
+import { sendContinuation, sendPlan, type Sender, type Sent } from '../terminal/live.js';
+import { progressWanted } from '../terminal/progress.js';
 import { ACCEPT, answerMeta, record, type AcceptName } from '../terminal/record.js';
 import { TERMINAL_EXIT, usageError } from '../terminal/errors.js';
 import { hostSlug } from '../workspace/paths.js';
@@ -21,7 +25,13 @@ interface RunFlags {
   force?: boolean;
   program?: string;
   planCommitRef?: string;
+  quiet?: boolean;
+  progress?: boolean;
+  json?: boolean;
 }
+
+/** The exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells report it. */
+const INTERRUPTED = 130;
 
 const bool = (v: string): boolean => {
   if (v === 'true') return true;
@@ -40,6 +50,9 @@ export function runCommand(): Command {
     .option('--force', 'pass the review gate without a plan_commit_ref')
     .option('--plan-commit-ref <pcN>', 'run the plan a `--mode plan` dry-run of the same program accepted')
     .option('-e, --program <program>', 'the program text (default: read from stdin)')
+    .option('--quiet', 'no live status line on stderr')
+    .option('--progress', 'draw the live status line even when stderr is not a terminal')
+    .option('--json', 'print one JSON document: the record, HTTP status, _meta.svc and the answer as JSON')
     .action(async (opts: RunFlags) => {
       if (opts.planCommitRef !== undefined && !/^pc\d+$/.test(opts.planCommitRef))
         throw usageError(
@@ -73,10 +86,16 @@ export function runCommand(): Command {
         return;
       }
       const client = new ServerClient(profile);
-      const base = `/execute/${meta.prompt_hash}/${meta.session}`;
+      const sender: Sender = {
+        client,
+        sessionPath: `/execute/${meta.prompt_hash}/${meta.session}`,
+        accept: ACCEPT[opts.accept],
+        apiKey: profile.api_key,
+        progress: !opts.json && progressWanted(opts, process.stderr.isTTY),
+      };
       const kind = opts.mode === 'plan' ? 'plan' : 'run';
-      let answer: HttpAnswer;
-      let planRecord: unknown;
+      let sent: Sent;
+      let planRecord: Record<string, unknown>;
       if (compiled.kind === 'continuation') {
         if (opts.mode === 'plan')
           throw usageError(
@@ -85,29 +104,30 @@ export function runCommand(): Command {
             'leave out --mode plan for page(..), wait(..) and cancel(..)',
           );
         planRecord = { continuation: text.trim() };
-        answer = await client.request(base, { body: text, contentType: 'text/plain', accept: ACCEPT[opts.accept] });
+        sent = await sendContinuation(sender, text);
       } else {
         planRecord = { commit_id: compiled.commit_id, review: compiled.review, plan: compiled.plan };
-        const body = {
+        sent = await sendPlan(sender, {
           plan: compiled.plan,
           program: text,
           mode: opts.mode === 'plan' ? 'plan' : 'live',
           wait: opts.wait,
           ...(opts.force ? { force: true } : {}),
           ...(opts.planCommitRef ? { plan_commit_ref: opts.planCommitRef } : {}),
-        };
-        answer = await client.request(`${base}/plan`, {
-          body: JSON.stringify(body),
-          contentType: 'application/vnd.svc.resolved-plan+json',
-          accept: ACCEPT[opts.accept],
         });
+        if (sent.operation) planRecord.operation = sent.operation;
       }
-      throwIfAuth(answer, client.base);
+      const { answer } = sent;
+      const base = sender.sessionPath;
+      throwIfAuth(answer, client.base, meta.seeds);
       const svcMeta = answerMeta(answer, opts.accept);
-      await record(session, kind, text, planRecord, answer, opts.accept, svcMeta, client, base);
-      process.stdout.write(answer.text.endsWith('\n') || answer.text === '' ? answer.text : answer.text + '\n');
-      if (answer.status >= 300) {
-        // The code is in `_meta.svc` whatever the format (`firstError` reads JSON answers only).
+      const dir = await record(session, kind, text, planRecord, answer, opts.accept, svcMeta, client, base);
+      if (opts.json) {
+        const doc = JSON.parse(readFileSync(join(dir, 'body.json'), 'utf8')) as Record<string, unknown>;
+        process.stdout.write(JSON.stringify({ record: relative(session.dir, dir), ...doc }, null, 2) + '\n');
+      } else process.stdout.write(answer.text.endsWith('\n') || answer.text === '' ? answer.text : answer.text + '\n');
+      if (sent.interrupted) process.exitCode = INTERRUPTED;
+      else if (answer.status >= 300) {
         const code = field(svcMeta.code) || firstError(answer).code;
         if (['unknown_session', 'session_stale', 'catalog_mismatch'].includes(code))
           process.stderr.write(

@@ -1,8 +1,10 @@
 /**
  * The terminal's HTTP client of an svc server: the profile's server URL and API key
  * (`X-API-Key`). A connection failure is `server_unreachable` (exit 3); 401 and 403 are auth
- * failures (exit 3). Other answers are returned for the command to judge.
+ * failures (exit 3). Other answers are returned for the command to judge; `answerJson` and
+ * `firstError` read them in any of the four execute formats.
  */
+import { decode as decodeToon } from '@toon-format/toon';
 import type { Profile } from '../workspace/profile.js';
 import { normalizeServer } from '../workspace/paths.js';
 import { TERMINAL_EXIT, TerminalError } from './errors.js';
@@ -26,6 +28,8 @@ export interface HttpAnswer {
   text: string;
   /** The parsed body when it is one JSON document. */
   json: JsonObject | undefined;
+  /** Whether the request carried the profile's API key (unset: not known). */
+  sentKey?: boolean;
 }
 
 export interface RequestInit {
@@ -73,7 +77,7 @@ export class ServerClient {
         json = undefined;
       }
     }
-    return { status: res.status, contentType, text, json };
+    return { status: res.status, contentType, text, json, sentKey: !!this.profile.api_key };
   }
 
   /** A JSON route: the body on 2xx; auth failures exit 3; other failures exit `failExit` (default 1). */
@@ -86,26 +90,80 @@ export class ServerClient {
   }
 }
 
-/** The code, message and hint of an error answer (JSON routes, problem+json, execute errors). */
+/** The execute format of a content type (undefined for other types). */
+export function formatOf(contentType: string): 'json' | 'toon' | 'ndjson' | 'plain' | undefined {
+  const t = contentType.split(';')[0]!.trim().toLowerCase();
+  if (t === 'application/x-ndjson' || t === 'application/ndjson') return 'ndjson';
+  if (t === 'application/json' || t.endsWith('+json')) return 'json';
+  if (t === 'text/toon') return 'toon';
+  if (t === 'text/plain') return 'plain';
+  return undefined;
+}
+
+/**
+ * The answer as JSON when its format carries it losslessly: JSON (the document), TOON (decoded),
+ * NDJSON (the array of its parsed lines: the rows, then the summary line). Undefined for plain
+ * text and for a body that does not parse.
+ */
+export function answerJson(a: HttpAnswer): unknown {
+  try {
+    switch (formatOf(a.contentType)) {
+      case 'json':
+        return a.json ?? (JSON.parse(a.text) as unknown);
+      case 'toon':
+        return decodeToon(a.text.replace(/\n+$/, ''));
+      case 'ndjson':
+        return a.text
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => JSON.parse(l) as unknown);
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** The code, message and hint of an error answer in any format (JSON routes, problem+json, execute errors). */
 export function firstError(a: HttpAnswer): { code: string; message: string; hint?: string } {
-  const b = a.json ?? {};
+  const doc = answerJson(a);
+  const b = objectOf(Array.isArray(doc) ? doc.at(-1) : doc);
   const err = Array.isArray(b.errors) ? objectOf(b.errors[0]) : b;
-  const code = field(err.code) || `http_${a.status}`;
-  const message = field(err.message) || `the server answered ${a.status}: ${a.text.slice(0, 200)}`;
-  const hint = field(err.hint);
+  // Plain text: `error <code>: <message>` and an indented `hint:` line.
+  const plain = /^error ([a-z0-9_]+): (.*)$(?:\n {2}hint: (.*)$)?/m.exec(doc === undefined ? a.text : '');
+  const code = field(err.code) || plain?.[1] || `http_${a.status}`;
+  const message = field(err.message) || plain?.[2] || `the server answered ${a.status}: ${a.text.slice(0, 200)}`;
+  const hint = field(err.hint) || plain?.[3];
   return { code, message, ...(hint ? { hint } : {}) };
 }
 
-/** 401 and 403 end the command with exit 3 and a hint about the profile's key. */
-export function throwIfAuth(a: HttpAnswer, base: string): void {
+/**
+ * 401 and 403 end the command with exit 3. 401: the profile has no key, or a key the server does
+ * not know; the hint is `svc init --api-key`. 403 `forbidden` on a session route: the active
+ * context belongs to another tenant (the profile's key changed); the hint is `svc context --new`
+ * with `seeds` (the active context's, when the caller knows them).
+ */
+export function throwIfAuth(a: HttpAnswer, base: string, seeds: string[] = []): void {
   if (a.status !== 401 && a.status !== 403) return;
   const e = firstError(a);
+  const init = `\`svc init --server ${base} --api-key <key>\``;
+  let message = e.message;
+  let hint = e.hint;
+  if (a.status === 401) {
+    if (a.sentKey === false) message = `the profile has no API key; ${e.message}`;
+    else if (a.sentKey === true) message = `the profile's API key is not accepted; ${e.message}`;
+    hint = `set a valid key with ${init}; \`svc doctor\` checks it`;
+  } else if (e.code === 'forbidden') {
+    hint =
+      "the active context was opened with the key of another tenant (did the profile's key change?): " +
+      `open a new context with \`svc context --new ${seeds.join(' ') || '<api:Entity>...'}\`, ` +
+      "or set that tenant's key again with `svc init --api-key <key>`";
+  } else hint ??= `the profile's key may not do this; use a key that may with ${init}`;
   throw new TerminalError(
     e.code,
-    `${base} refused the credentials (${a.status}): ${e.message}`,
-    a.status === 401
-      ? 'set a valid key with `svc init --server <url> --api-key <key>`; `svc doctor` checks it'
-      : (e.hint ?? 'this session belongs to another tenant: run `svc context --new` with api:Entity seeds'),
+    `${base} refused the credentials (${a.status}): ${message}`,
+    hint,
     TERMINAL_EXIT.server,
   );
 }

@@ -1,11 +1,21 @@
 /**
  * What `svc run` keeps of one answer: `_meta.svc` read from any of the four formats, and the
  * record `out/NNNN-plan/` or `out/NNNN-run/` (`program.svc`, `plan.json`, `body.txt`,
- * `body.json`, and `artifact.json` / `artifact.txt` of a live run).
+ * `body.json`, and `artifact.json` / `artifact.txt` of a live run). `record` returns the directory.
+ * `body.json` holds the answer as JSON in `body` for every format that carries it losslessly
+ * (JSON, TOON, NDJSON); a plain answer keeps its `# key: value` meta only.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { field, objectOf, type HttpAnswer, type JsonObject, type ServerClient } from './client.js';
+import {
+  answerJson,
+  field,
+  formatOf,
+  objectOf,
+  type HttpAnswer,
+  type JsonObject,
+  type ServerClient,
+} from './client.js';
 import type { ClientSession } from '../workspace/session.js';
 
 export const ACCEPT = {
@@ -16,22 +26,31 @@ export const ACCEPT = {
 } as const;
 export type AcceptName = keyof typeof ACCEPT;
 
-/** `_meta.svc` of an answer in any of the four formats. */
+/**
+ * `_meta.svc` of an answer in any of the four formats: from the answer as JSON (JSON, TOON,
+ * NDJSON's last line), else from the `# key: value` lines of plain text (values that are JSON
+ * objects or arrays parsed).
+ */
 export function answerMeta(a: HttpAnswer, accept: AcceptName): JsonObject {
-  try {
-    if (accept === 'json') return objectOf(objectOf(a.json?._meta).svc);
-    if (accept === 'ndjson') {
-      const last = a.text.trim().split('\n').pop() ?? '{}';
-      return objectOf(objectOf(objectOf(JSON.parse(last) as unknown)._meta).svc);
-    }
-  } catch {
-    return {};
-  }
+  const doc = answerJson(a);
+  if (doc !== undefined) return objectOf(objectOf(objectOf(Array.isArray(doc) ? doc.at(-1) : doc)._meta).svc);
+  const format = formatOf(a.contentType) ?? accept;
+  if (format === 'json' || format === 'ndjson') return {};
   const out: JsonObject = {};
-  const re = accept === 'plain' ? /^# ([a-z_]+): (.*)$/gm : /^ {4}([a-z_]+): (.*)$/gm;
-  const from = accept === 'plain' ? a.text : a.text.slice(a.text.lastIndexOf('_meta:'));
-  for (const m of from.matchAll(re)) out[m[1]!] = m[2]!.replace(/^"(.*)"$/, '$1');
+  const re = format === 'plain' ? /^# ([a-z_]+): (.*)$/gm : /^ {4}([a-z_]+): (.*)$/gm;
+  const from = format === 'plain' ? a.text : a.text.slice(a.text.lastIndexOf('_meta:'));
+  for (const m of from.matchAll(re)) out[m[1]!] = metaValue(m[2]!);
   return out;
+}
+
+function metaValue(v: string): unknown {
+  if (/^[[{]/.test(v))
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  return v.replace(/^"(.*)"$/, '$1');
 }
 
 export async function record(
@@ -44,11 +63,13 @@ export async function record(
   svcMeta: JsonObject,
   client: ServerClient,
   base: string,
-): Promise<void> {
+): Promise<string> {
   const dir = session.newRecord(kind);
   writeFileSync(join(dir, 'program.svc'), text.endsWith('\n') ? text : text + '\n');
   writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan, null, 2) + '\n');
   writeFileSync(join(dir, 'body.txt'), answer.text);
+  // The answer as JSON where the format carries it losslessly; a plain answer keeps `meta` only.
+  const body = answerJson(answer);
   writeFileSync(
     join(dir, 'body.json'),
     JSON.stringify(
@@ -57,7 +78,7 @@ export async function record(
         content_type: answer.contentType,
         accept,
         meta: svcMeta,
-        ...(answer.json ? { body: answer.json } : {}),
+        ...(body !== undefined ? { body } : {}),
       },
       null,
       2,
@@ -83,4 +104,5 @@ export async function record(
       );
     }
   }
+  return dir;
 }

@@ -3,7 +3,8 @@
  * `catalogs/<api>.json`, `latest` and the numbered records `out/NNNN-<kind>/`. The host's
  * `current` file names the active session. Layouts: docs/cli.md "The workspace".
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SymbolTable, type SymbolTableJson } from '../../compiler/symbols.js';
 import { verifyCgs } from '../../pack/verify.js';
@@ -134,15 +135,41 @@ export class ClientSession {
     );
   }
 
-  /** A new `out/NNNN-<kind>/` directory (numbered after the highest one), and `latest` names it. */
+  /**
+   * A new `out/NNNN-<kind>/` directory, and `latest` names it. Safe under concurrent commands on
+   * one session: the number is reserved first by creating `numbers/NNNN` exclusively (`wx`), a
+   * name every kind shares, so two processes never get the same NNNN even for different kinds
+   * (`out/0005-run` and `out/0005-search` are different names: an exclusive mkdir of the record
+   * alone would not stop that). A taken number (EEXIST) moves on to the next. The scan of `out/`
+   * and `numbers/` only picks where to start: records made before `numbers/` existed count too.
+   */
   newRecord(kind: string): string {
     const out = this.file('out');
+    const numbers = this.file('numbers');
     mkdirSync(out, { recursive: true });
-    const n = readdirSync(out).reduce((max, d) => Math.max(max, Number(/^(\d{4})-/.exec(d)?.[1] ?? 0)), 0) + 1;
-    const name = `${String(n).padStart(4, '0')}-${kind}`;
-    mkdirSync(join(out, name));
-    writeFileSync(this.file('latest'), `out/${name}\n`);
-    return join(out, name);
+    mkdirSync(numbers, { recursive: true });
+    const highest = (dir: string) =>
+      readdirSync(dir).reduce((max, d) => Math.max(max, Number(/^(\d{4,})(?:-|$)/.exec(d)?.[1] ?? 0)), 0);
+    for (let n = Math.max(highest(out), highest(numbers)) + 1; ; n++) {
+      const num = String(n).padStart(4, '0');
+      try {
+        writeFileSync(join(numbers, num), '', { flag: 'wx' });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw e;
+      }
+      const name = `${num}-${kind}`;
+      mkdirSync(join(out, name));
+      this.writeAtomic('latest', `out/${name}\n`);
+      return join(out, name);
+    }
+  }
+
+  /** Write a session file by renaming a temporary file over it, so a reader never sees half of it. */
+  private writeAtomic(name: string, text: string): void {
+    const tmp = this.file(`.${name}.${process.pid}.${randomBytes(4).toString('hex')}`);
+    writeFileSync(tmp, text);
+    renameSync(tmp, this.file(name));
   }
 }
 

@@ -12,6 +12,8 @@ export const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
 /** Its source, run through tsx when dist/ is older than the sources. */
 const MAIN_SOURCE = join(ROOT, 'cli', 'main.ts');
+/** tsx's loader resolved from here, so a child whose cwd is a temp workspace still finds it. */
+const TSX = import.meta.resolve('tsx');
 
 /**
  * The first source file (path from the root) whose build in dist/ is missing or older than it;
@@ -38,7 +40,7 @@ export function staleSource(): string | undefined {
  * the edited code, with no build step. Decided at each spawn; checking costs a few hundred stats.
  */
 export function svcArgv(args: string[]): string[] {
-  return staleSource() === undefined ? [MAIN, ...args] : ['--import', 'tsx', MAIN_SOURCE, ...args];
+  return staleSource() === undefined ? [MAIN, ...args] : ['--import', TSX, MAIN_SOURCE, ...args];
 }
 
 /** Our environment without any SVC_ variable (and without tap's hooks), plus `extra`. */
