@@ -23,8 +23,22 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       'no-console': 'error',
       eqeqeq: ['error', 'smart'],
+      // chevrotain's values come from compiler/chevrotain.ts (its fast single-file build, one copy).
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'chevrotain',
+              message: 'import chevrotain values from compiler/chevrotain.ts',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
     },
   },
+  { files: ['compiler/chevrotain.ts'], rules: { '@typescript-eslint/no-restricted-imports': 'off' } },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

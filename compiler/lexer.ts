@@ -4,7 +4,7 @@
  * newlines inside brackets and splits the token vector into top-level statements (at newlines and
  * `;`), so the parser can check each statement on its own and report the errors of every line.
  */
-import { Lexer } from 'chevrotain';
+import { Lexer } from './chevrotain.js';
 import { type LineIndex } from './spans.js';
 import { StatementSplitter, type LexResult } from './statement-splitter.js';
 import { allTokens, forgetLexedText } from './tokens.js';

@@ -3,7 +3,8 @@
  * no actions, no semantics. `ast-builder.ts` turns its CST into the AST; `parse.ts` feeds it one
  * statement at a time and turns its errors into diagnostics. One shared instance, reused.
  */
-import { CstParser, type IParserErrorMessageProvider, type TokenType } from 'chevrotain';
+import type { IParserErrorMessageProvider, TokenType } from 'chevrotain';
+import { CstParser } from './chevrotain.js';
 import {
   allTokens,
   Colon,

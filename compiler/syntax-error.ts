@@ -3,7 +3,8 @@
  * grammar's content assist, not only Chevrotain's first complaint), which bracket is still open
  * there, and writes the message and hint an agent can fix its program from.
  */
-import { EOF, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
+import type { IRecognitionException, IToken, TokenType } from 'chevrotain';
+import { EOF } from './chevrotain.js';
 import { svcError, type SvcError } from '../common/errors.js';
 import { describeActual, describeExpected } from './describe-tokens.js';
 import { statementParser, type ParseFailure } from './parser.js';

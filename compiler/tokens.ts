@@ -7,7 +7,8 @@
  * string, a malformed heredoc) to the lexer's post-pass (`statement-splitter.ts`), which turns them
  * into diagnostics; the parser never sees a statement holding one.
  */
-import { createToken, Lexer, type CustomPatternMatcherReturn, type TokenType } from 'chevrotain';
+import type { CustomPatternMatcherReturn, TokenType } from 'chevrotain';
+import { createToken, Lexer } from './chevrotain.js';
 
 /** What a `<<` or `"""` token carries: the decoded body, or the lexical error it stands for. */
 export type HeredocPayload =

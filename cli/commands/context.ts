@@ -15,7 +15,8 @@ import { TERMINAL_EXIT, TerminalError, usageError } from '../terminal/errors.js'
 import { readDiscovery } from '../workspace/discovery.js';
 import { hostSlug, newSessionId, normalizeServer, paths } from '../workspace/paths.js';
 import { loadProfile } from '../workspace/profile.js';
-import { activeSession, ClientSession, entryFromCgs, setCurrent, type SessionMeta } from '../workspace/session.js';
+import { entryFromCgs } from '../workspace/fetched-catalog.js';
+import { activeSession, ClientSession, setCurrent, type SessionMeta } from '../workspace/session.js';
 
 interface ContextFlags {
   intent?: string;

@@ -5,7 +5,9 @@
  * `firstError` read them in any of the four execute formats.
  */
 import { decode as decodeToon } from '@toon-format/toon';
+import type { IncomingMessage } from 'node:http';
 import type { Profile } from '../workspace/profile.js';
+import { header, readText, send } from './http.js';
 import { normalizeServer } from '../workspace/paths.js';
 import { TERMINAL_EXIT, TerminalError } from './errors.js';
 
@@ -49,24 +51,25 @@ export class ServerClient {
     const headers: Record<string, string> = { accept: init.accept ?? 'application/json' };
     if (init.contentType) headers['content-type'] = init.contentType;
     if (this.profile.api_key) headers['x-api-key'] = this.profile.api_key;
-    let res: Response;
+    let res: IncomingMessage;
+    let text: string;
     try {
-      res = await fetch(this.base + path, {
+      res = await send(this.base + path, {
         method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'),
         headers,
         ...(init.body !== undefined ? { body: init.body } : {}),
       });
+      text = await readText(res);
     } catch (e) {
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const err = e as NodeJS.ErrnoException;
       throw new TerminalError(
         'server_unreachable',
-        `cannot reach ${this.base} (${cause?.code ?? cause?.message ?? (e as Error).message})`,
+        `cannot reach ${this.base} (${err.code ?? err.message})`,
         'start the server (`svc serve`) or fix `server` with `svc init --server <url>`; `svc doctor` checks the setup',
         TERMINAL_EXIT.server,
       );
     }
-    const text = await res.text();
-    const contentType = res.headers.get('content-type') ?? '';
+    const contentType = header(res, 'content-type');
     let json: JsonObject | undefined;
     if (contentType.includes('json') && !contentType.includes('ndjson')) {
       try {
@@ -77,7 +80,7 @@ export class ServerClient {
         json = undefined;
       }
     }
-    return { status: res.status, contentType, text, json, sentKey: !!this.profile.api_key };
+    return { status: res.statusCode ?? 0, contentType, text, json, sentKey: !!this.profile.api_key };
   }
 
   /** A JSON route: the body on 2xx; auth failures exit 3; other failures exit `failExit` (default 1). */

@@ -5,7 +5,9 @@
  * progress line). It shows only after `delayMs` (quick runs print nothing) and is erased before
  * the answer is printed, so stdout never holds it.
  */
+import type { IncomingMessage } from 'node:http';
 import { TerminalError, TERMINAL_EXIT } from './errors.js';
+import { send } from './http.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const REDRAW_MS = 100;
@@ -99,9 +101,10 @@ export async function followOperation(
   onLine: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
-  let res: Response;
+  let res: IncomingMessage;
   try {
-    res = await fetch(`${target.base}${target.sessionPath}/operations/${target.handle}/stream`, {
+    res = await send(`${target.base}${target.sessionPath}/operations/${target.handle}/stream`, {
+      method: 'GET',
       headers: { ...target.headers, accept: 'text/event-stream' },
       ...(signal ? { signal } : {}),
     });
@@ -109,19 +112,19 @@ export async function followOperation(
     if (signal?.aborted) return undefined;
     throw new TerminalError(
       'server_unreachable',
-      `cannot follow ${target.handle} on ${target.base} (${(e as Error).message})`,
+      `cannot follow ${target.handle} on ${target.base} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
       `the operation may still run: svc run -e 'wait(${target.handle})'`,
       TERMINAL_EXIT.server,
     );
   }
   // Not streamable (unknown handle, auth): the caller's wait(oN) answers with the reason.
-  if (res.status !== 200 || !res.body) {
-    await res.body?.cancel();
+  if (res.statusCode !== 200) {
+    res.resume();
     return undefined;
   }
   let last: string | undefined;
   try {
-    for await (const e of sseEvents(res.body)) {
+    for await (const e of sseEvents(res)) {
       last = e.data;
       onLine(e.data);
       if (e.event === 'terminal') break;
@@ -129,7 +132,7 @@ export async function followOperation(
   } catch (e) {
     if (!signal?.aborted) throw e;
   } finally {
-    await res.body.cancel().catch(() => undefined);
+    res.destroy();
   }
   return last;
 }

@@ -7,9 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SymbolTable, type SymbolTableJson } from '../../compiler/symbols.js';
-import { verifyCgs } from '../../pack/verify.js';
+import { canonicalHash } from '../../common/canonical.js';
+import type { Cgs } from '../../pack/cgs.js';
 import { Registry, registryEntry, type RegistryEntry } from '../../pack/registry.js';
-import { TERMINAL_EXIT, TerminalError, usageError } from '../terminal/errors.js';
+import { usageError } from '../terminal/errors.js';
 import { paths, SESSION_ID } from './paths.js';
 
 /** What `meta.txt` holds. */
@@ -54,24 +55,20 @@ export function parseMeta(text: string): SessionMeta {
   return m;
 }
 
-/** A registry entry built from a fetched CGS; throws when its content does not hash to `cgs_hash`. */
-export function entryFromCgs(api: string, cgs: unknown, cgsHash: string): RegistryEntry {
-  const v = verifyCgs(JSON.stringify(cgs), `${api}.json`);
-  if (!v.ok)
-    throw new TerminalError(
-      v.problems[0]?.code ?? 'cgs_invalid',
-      `catalog ${api} from the server does not verify: ${v.problems[0]?.message ?? ''}`,
-      'this svc and the server may be of different versions',
-      TERMINAL_EXIT.program,
+/**
+ * A registry entry of a catalog cached in this session: `svc context` verified it in full when it
+ * fetched it (`entryFromCgs`, fetched-catalog.ts); here its content must still hash to the pinned
+ * `cgs_hash`, which catches a damaged or edited file without loading the schema validator.
+ */
+function cachedEntry(api: string, file: string, cgsHash: string): RegistryEntry {
+  const cgs = JSON.parse(readFileSync(file, 'utf8')) as Cgs;
+  if (canonicalHash(cgs) !== cgsHash || cgs.entry_id !== api)
+    throw usageError(
+      'workspace_damaged',
+      `${file} no longer hashes to the pinned ${cgsHash.slice(0, 12)}...`,
+      'run `svc context --new` with api:Entity seeds to fetch it again',
     );
-  if (v.cgs_hash !== cgsHash || v.cgs.entry_id !== api)
-    throw new TerminalError(
-      'hash_mismatch',
-      `catalog ${api} hashes to ${v.cgs_hash.slice(0, 12)}..., the server says ${cgsHash.slice(0, 12)}...`,
-      'run `svc context --new` to fetch it again',
-      TERMINAL_EXIT.program,
-    );
-  return registryEntry(v.cgs, v.cgs_hash, `${v.cgs.entry_id}.json`);
+  return registryEntry(cgs, cgsHash, `${api}.json`);
 }
 
 export class ClientSession {
@@ -130,7 +127,7 @@ export class ClientSession {
         const f = join(this.file('catalogs'), `${c.api}.json`);
         if (!existsSync(f))
           throw usageError('workspace_damaged', `${f} is missing`, 'run `svc context --new` with api:Entity seeds');
-        return entryFromCgs(c.api, JSON.parse(readFileSync(f, 'utf8')), c.cgs_hash);
+        return cachedEntry(c.api, f, c.cgs_hash);
       }),
     );
   }

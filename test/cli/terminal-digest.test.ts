@@ -3,7 +3,8 @@
  * `svc context --new`; symbols are never silently reused): after a reload of a changed brewery
  * catalog, extending the session is `catalog_changed` (exit 1), a run of the old session is
  * refused by the server with the `svc context --new` line on stderr (exit 1), and
- * `svc context --new` fetches the new catalog, whose new field then compiles.
+ * `svc context --new` fetches the new catalog, whose new field then compiles. A cached catalog
+ * edited by hand is `workspace_damaged` (exit 2) before anything is sent.
  */
 import t, { type Test } from 'tap';
 import { cp, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
@@ -73,4 +74,12 @@ t.test('a changed catalog requires svc context --new', async (t) => {
   t.not(old, `brewery ${hash}`);
   const dry = await term(ws, ['run', '--mode', 'plan', '-e', 'e1(country="DE")[name,taproom]']);
   t.equal(dry.code, 0, dry.stdout + dry.stderr);
+
+  // A cached catalog edited by hand no longer hashes to the pinned digest: nothing is sent.
+  const cached = join(sessionDir(ws, stack.url), 'catalogs', 'brewery.json');
+  await writeFile(cached, (await readFile(cached, 'utf8')).replace('Address of the taproom', 'Edited'));
+  const damaged = await term(ws, ['run', '-e', 'e1(country="DE")[name]']);
+  t.equal(damaged.code, 2);
+  t.match(damaged.stderr, /^workspace_damaged: .*brewery\.json no longer hashes to the pinned/);
+  t.match(damaged.stderr, /hint: run `svc context --new`/);
 });
