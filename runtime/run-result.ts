@@ -11,6 +11,8 @@ export interface StepResult {
   total?: number;
   page?: PageState;
   error?: SvcError;
+  /** A completed write that returns nothing: what it did (`deleted brewery:Beer 3`). */
+  done?: string;
   calls: number;
   pages: number;
   ms: number;
@@ -24,6 +26,8 @@ export interface ReturnedRows {
   total?: number;
   /** Present when the vendor has more pages: the server puts it behind a `pgN` handle. */
   page?: PageState;
+  /** A write that returns nothing: the line confirming what it did. */
+  done?: string;
 }
 
 export interface RunResult {

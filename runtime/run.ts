@@ -15,6 +15,7 @@ import { coalesceProgress, type RunStatus, type StepPhase } from './progress.js'
 import type { Values } from './request.js';
 import type { ReturnedRows, RunResult, StepResult } from './run-result.js';
 import { valueSets } from './value-sets.js';
+import { doneLine } from './done-line.js';
 
 /** One execution of a checked plan (`executePlan` builds it after its checks); `execute()` answers the RunResult. */
 export class Run {
@@ -196,6 +197,7 @@ export class Run {
       ...(error ? { error } : {}),
       ...(total !== undefined ? { total } : {}),
       ...(page ? { page } : {}),
+      ...(status === 'done' && cap.returns === 'none' ? { done: doneLine(s.api, cap, calls.sets) } : {}),
     });
   }
 
@@ -217,9 +219,13 @@ export class Run {
     const returns: ReturnedRows[] = this.plan.return.map((id) => {
       const s = this.plan.steps.find((x) => x.id === id)!;
       const r = steps[id]!;
+      // A step the cancel interrupted returns nothing: its partial rows stay in the step result
+      // (and the run artifact), but the answer holds the rows of completed steps only.
+      if (r.status === 'cancelled') return { step: id, entity: `${s.api}:${s.entity}`, rows: [] };
       const out: ReturnedRows = { step: id, entity: `${s.api}:${s.entity}`, rows: project(r.rows, s.projection) };
       if (r.total !== undefined) out.total = r.total;
       if (r.page) out.page = r.page;
+      if (r.done) out.done = r.done;
       return out;
     });
     const aborted = this.controller.signal.reason instanceof RunAbort ? this.controller.signal.reason.code : undefined;

@@ -70,6 +70,7 @@ export async function finishRun(
       const b: ResultBlock = { entity: r.entity, rows: r.rows };
       if (r.total !== undefined) b.total = r.total;
       if (r.page) b.next = mintPage(st, r.page, r.entity);
+      if (r.done) b.done = r.done;
       return b;
     });
     if (run_id) {

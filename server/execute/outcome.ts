@@ -10,6 +10,8 @@ export interface ResultBlock {
   total?: number;
   /** `pgN` when more pages exist. */
   next?: string;
+  /** A write that returns nothing: what it did (`deleted brewery:Beer 3`). */
+  done?: string;
 }
 
 /** `_meta.svc` of an execute response. */

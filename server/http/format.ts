@@ -35,6 +35,7 @@ function errorJson(e: SvcError): Record<string, unknown> {
 
 function blockJson(b: ResultBlock): Record<string, unknown> {
   const o: Record<string, unknown> = { entity: b.entity, count: b.rows.length };
+  if (b.done) o.done = b.done;
   if (b.total !== undefined) o.total = b.total;
   if (b.next) o.more = `page(${b.next})[..]`;
   o.rows = b.rows;
@@ -120,6 +121,10 @@ function plain(o: Outcome, source?: string): string {
   const out: string[] = [];
   if (o.text) out.push(o.text);
   for (const b of o.results) {
+    if (b.done && b.rows.length === 0) {
+      out.push(b.done);
+      continue;
+    }
     out.push(
       `${b.entity}: ${b.rows.length}${b.total !== undefined ? ` of ${b.total}` : ''} row${(b.total ?? b.rows.length) === 1 ? '' : 's'}`,
     );

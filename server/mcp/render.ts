@@ -95,6 +95,7 @@ export function programResult(o: Outcome, scope: RenderScope): CallToolResult {
 
 function blockObject(b: ResultBlock, scope: RenderScope, runId: string | undefined): Record<string, unknown> {
   const o: Record<string, unknown> = { entity: b.entity, count: b.rows.length };
+  if (b.done) o.done = b.done;
   if (b.total !== undefined) o.total = b.total;
   if (b.rows.length > INLINE_ROWS) {
     o.shown = INLINE_ROWS;

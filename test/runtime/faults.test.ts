@@ -557,6 +557,29 @@ t.test('cancel mid-run via AbortController', HANG(), async (t) => {
   );
 });
 
+t.test('a cancelled run returns the rows of completed steps only', HANG(), async (t) => {
+  const ac = new AbortController();
+  const s = await setup(t, {
+    'GET /items': { json: ITEMS.slice(0, 3) },
+    'GET /items/:id': (req, n) => {
+      if (n < 2) return { json: ITEMS.find((x) => String(x.id) === req.params.id) ?? {} };
+      setTimeout(() => ac.abort(), 30); // two of the three fan-out calls answered
+      return { hang: true };
+    },
+  });
+  const r = await s.run('a = fault:Item(kind="alpha")\na\nfault:getItem(id=a.id)', {
+    signal: ac.signal,
+    requestTimeoutMs: NEVER,
+  });
+  t.equal(r.status, 'cancelled');
+  t.equal(r.steps.n2?.status, 'cancelled');
+  t.equal(r.steps.n2?.rows.length, 2, 'the step result keeps what the interrupted step got');
+  t.equal(r.returns.length, 2);
+  t.equal(r.returns[0]?.rows.length, 3, 'the completed step is returned');
+  t.same(r.returns[1]?.rows, [], 'the interrupted step returns no partial rows');
+  t.notOk(r.returns[1]?.page, 'and no page to continue');
+});
+
 t.test('an already aborted signal sends nothing', async (t) => {
   const s = await setup(t, { 'GET /items': { json: ITEMS } });
   const r = await s.run('fault:Item', { signal: AbortSignal.abort() });
