@@ -22,6 +22,7 @@ const BENCHMARKS: Record<string, Loader> = {
   mcp: () => import('./mcp.bench.js'),
   cli: () => import('./cli.bench.js'),
   tokens: () => import('./tokens.bench.js'),
+  peers: () => import('./peers.bench.js'),
 };
 
 function environment(): string {
