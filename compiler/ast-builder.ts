@@ -91,7 +91,7 @@ class AstBuilder extends ValueBuilder {
 
   private continuation(expr: Chain, c: BuildContext): ContinuationStmt | undefined {
     const kind = expr.head.name.text as ContinuationStmt['kind'];
-    const form = kind === 'page' ? 'page(pg3)[name, city]' : `${kind}(o3)`;
+    const form = continuationForm(kind, expr);
     const member = expr.members[0];
     if (member)
       return this.fail(
@@ -128,7 +128,8 @@ class AstBuilder extends ValueBuilder {
         : `an operation handle is o<N>, as printed in the accept line, e.g. ${kind}(o3)`;
     if (v.kind !== 'ref' || v.field) {
       const example = kind === 'page' ? 'pg3' : 'o3';
-      const quoted = v.kind === 'string' ? '; write it without quotes' : '';
+      const bare = v.kind === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v.value) ? `: ${kind}(${v.value})` : '';
+      const quoted = v.kind === 'string' ? `; write it without quotes${bare}` : '';
       return this.fail(
         c,
         'bad_handle',
@@ -144,7 +145,7 @@ class AstBuilder extends ValueBuilder {
         'bad_handle',
         handle.span,
         `\`${quote(handle.text)}\` is not ${kind === 'page' ? 'a page' : 'an operation'} handle`,
-        handleHint,
+        handleHint + otherHandle(kind, handle.text),
       );
     }
     const st: ContinuationStmt = { kind, handle, span: expr.span };
@@ -183,6 +184,21 @@ class AstBuilder extends ValueBuilder {
       span: this.span(c, first(ctx.LBracket).startOffset, tokenEnd(first(ctx.RBracket))),
     };
   }
+}
+
+/** The form to write for a continuation: with its own handle when that is one (`page(pg1)[name, city]`). */
+function continuationForm(kind: ContinuationStmt['kind'], expr: Chain): string {
+  const v = expr.head.args?.length === 1 ? expr.head.args[0]!.value : undefined;
+  const h = v?.kind === 'ref' && !v.field ? v.binding.text : '';
+  if (kind === 'page') return PAGE_HANDLE.test(h) ? `page(${h}) or page(${h})[name, city]` : 'page(pg3)[name, city]';
+  return OP_HANDLE.test(h) ? `${kind}(${h})` : `${kind}(o3)`;
+}
+
+/** `page(o1)`, `wait(pg1)`: the handle is of the other kind; name the continuation that takes it. */
+function otherHandle(kind: ContinuationStmt['kind'], h: string): string {
+  if (kind === 'page' && OP_HANDLE.test(h)) return `; \`${h}\` is an operation handle: poll it with wait(${h})`;
+  if (kind !== 'page' && PAGE_HANDLE.test(h)) return `; \`${h}\` is a page handle: fetch the next page with page(${h})`;
+  return '';
 }
 
 const builder = new AstBuilder();

@@ -4,16 +4,16 @@
  * parent that is an own get-by-literal-id whose only use is to supply its id is folded away.
  */
 import { quote } from '../common/quote.js';
-import { suggestHint } from '../common/suggest.js';
+import { nearest } from '../common/suggest.js';
 import type { Capability, Entity } from '../pack/cgs.js';
 import { WRITE_KINDS } from '../pack/cgs.js';
+import { limitHint, missingArgumentHint, unknownArgumentHint, type ArgSite, type Reads } from './argument-hint.js';
 import type { Arg, Call } from './ast.js';
 import { MAX_PROGRAM_STATEMENTS } from './limits.js';
 import type { PlanArg, PlanStep } from './plan.js';
 import { resolveArg } from './resolve-arg.js';
 import { LIMIT_ARG } from './resolve-options.js';
-import { listOf, type ResolveState, type Shape } from './resolve-state.js';
-import { exampleLiteral } from './values.js';
+import type { ResolveState, Shape } from './resolve-state.js';
 
 /**
  * Make a step. `pre` holds arguments fixed by the form (an id, relation bindings); `onRow` is the
@@ -29,6 +29,7 @@ export function buildStep(
   args: Arg[],
   pre: Record<string, Arg | PlanArg>,
   onRow?: Shape,
+  reads?: Reads,
 ): Shape | undefined {
   if (st.tooLarge) return undefined;
   const step: PlanStep = {
@@ -44,11 +45,13 @@ export function buildStep(
   };
   let ok = true;
   const seen = new Set<string>();
+  const site: ArgSite = { api, entity: entity.name, cap, call, ...(reads ? { reads } : {}) };
+  const unknown: string[] = [];
   for (const [param, v] of Object.entries(pre)) {
     seen.add(param);
     const p = cap.params.find((x) => x.name === param)!;
     if ('value' in v) {
-      const arg = resolveArg(st, cap, p.name, v);
+      const arg = resolveArg(st, cap, p.name, v, v.name ? undefined : call.name.text);
       if (arg) step.args[param] = arg;
       else ok = false;
     } else {
@@ -74,7 +77,7 @@ export function buildStep(
             'wrong_type',
             a.value.span,
             `\`limit\` takes a whole number from 1 to ${st.maxLimit}`,
-            'write for example limit=100',
+            limitHint(a.value, st.maxLimit),
           ) ?? false;
         continue;
       }
@@ -103,18 +106,13 @@ export function buildStep(
     }
     const p = cap.params.find((x) => x.name === n.text);
     if (!p) {
+      unknown.push(n.text);
       ok =
         st.fail(
           'unknown_argument',
           n.span,
           `\`${cap.name}\` (${api}:${entity.name}) takes no argument \`${quote(n.text)}\``,
-          st.suggest(() =>
-            suggestHint(
-              n.text,
-              cap.params.map((x) => x.name),
-              listOf('parameters'),
-            ),
-          ),
+          st.suggest(() => unknownArgumentHint(st, site, a)),
         ) ?? false;
       continue;
     }
@@ -129,14 +127,17 @@ export function buildStep(
   }
   // A catalog default is what an absent argument means: the plan says it, the vendor gets it.
   for (const p of cap.params) if (!seen.has(p.name) && p.default !== undefined) step.args[p.name] = { lit: p.default };
-  const missing = cap.params.filter((p) => p.required && !seen.has(p.name));
+  // A required parameter given under a misspelt name is reported once, as the misspelling.
+  const missing = cap.params.filter(
+    (p) => p.required && !seen.has(p.name) && !unknown.some((u) => nearest(u, [p.name]).length > 0),
+  );
   if (missing.length) {
     ok =
       st.fail(
         'missing_argument',
         call.span,
         `\`${call.name.text}\` (${cap.name}) needs ${missing.map((p) => `\`${p.name}\``).join(', ')}`,
-        `add ${missing.map((p) => `${p.name}=${exampleLiteral(p)}`).join(', ')}`,
+        st.suggest(() => missingArgumentHint(st, site, missing, !!onRow)),
       ) ?? false;
   }
   if (!ok) return undefined;

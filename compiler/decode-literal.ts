@@ -109,7 +109,9 @@ export function heredocError(p: Extract<HeredocPayload, { ok: false }>, start: n
     case 'unterminated_heredoc':
       return svcError('unterminated_heredoc', `the heredoc \`<<${quote(p.tag ?? '')}\` is never closed`, {
         span,
-        hint: `end the text with a line holding only ${p.tag ? quote(p.tag) : 'the tag'} (it may be followed directly by \`)\`, \`,\` or \`}\`)`,
+        hint:
+          nearClose(lines.text, start, p.tag) ??
+          `end the text with a line holding only ${p.tag ? quote(p.tag) : 'the tag'} (it may be followed directly by \`)\`, \`,\` or \`}\`)`,
       });
     case 'syntax_error':
       return svcError('syntax_error', `the heredoc opener \`<<${quote(p.tag ?? '')}\` must end its line`, {
@@ -117,4 +119,28 @@ export function heredocError(p: Extract<HeredocPayload, { ok: false }>, start: n
         hint: `start the text on the next line: ${HEREDOC_FORM}; nothing, not even a space, may follow the tag on the opener line`,
       });
   }
+}
+
+/** Lines looked at for a near-miss closing line. */
+const NEAR_CLOSE_LINES = 200;
+
+/**
+ * A line after the opener that almost closes the heredoc: the tag with a blank before `)`, `,` or
+ * `}` (`EOT )`), or the tag in another case (`eot`). The hint says how to write that line.
+ */
+function nearClose(text: string, start: number, tag: string | undefined): string | undefined {
+  if (!tag) return undefined;
+  let from = text.indexOf('\n', start);
+  for (let n = 0; from >= 0 && n < NEAR_CLOSE_LINES; n++) {
+    const end = text.indexOf('\n', from + 1);
+    const line = text.slice(from + 1, end < 0 ? text.length : end).trim();
+    from = end;
+    if (line.length > tag.length + 40) continue;
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)\s+([),}].*)$/.exec(line);
+    if (m && m[1] === tag)
+      return `the line \`${quote(line)}\` does not close it: glue the bracket to the tag, ${tag}${m[2]}, or put ${tag} alone on its line`;
+    if (line.toLowerCase() === tag.toLowerCase() && line !== tag)
+      return `the line \`${quote(line)}\` does not close it: the closing tag must be written exactly as opened, ${tag}`;
+  }
+  return undefined;
 }

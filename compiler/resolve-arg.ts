@@ -4,14 +4,24 @@
  */
 import { quote } from '../common/quote.js';
 import { suggestHint } from '../common/suggest.js';
-import type { Capability } from '../pack/cgs.js';
+import type { Capability, ParamDef } from '../pack/cgs.js';
 import type { Arg } from './ast.js';
 import type { PlanArg } from './plan.js';
 import { listOf, type ResolveState } from './resolve-state.js';
-import { checkLiteral, describeType, exampleLiteral } from './values.js';
+import { entityHead } from './member-hint.js';
+import { checkLiteral, describeType, exampleId, exampleLiteral } from './values.js';
 
-/** The plan argument for `a` given to `param` of `cap`, or undefined after recording a diagnostic. */
-export function resolveArg(st: ResolveState, cap: Capability, param: string, a: Arg): PlanArg | undefined {
+/**
+ * The plan argument for `a` given to `param` of `cap`, or undefined after recording a diagnostic.
+ * `positionalOf` names the call when `a` was written without a name (`e2(7)`), so hints show that form.
+ */
+export function resolveArg(
+  st: ResolveState,
+  cap: Capability,
+  param: string,
+  a: Arg,
+  positionalOf?: string,
+): PlanArg | undefined {
   const p = cap.params.find((x) => x.name === param)!;
   const v = a.value;
   if (v.kind === 'ref') {
@@ -29,7 +39,7 @@ export function resolveArg(st: ResolveState, cap: Capability, param: string, a: 
         'unknown_binding',
         v.binding.span,
         `\`${name}\` is not bound by an earlier line`,
-        `bind it first (${name} = e1(...)), or write a literal such as ${param}=${exampleLiteral(p)}${/^[A-Za-z]/.test(v.binding.text) ? ` (a string needs quotes: "${name}")` : ''}`,
+        unboundHint(st, cap, p, v.binding.text, !!v.field),
       );
     }
     const field = v.field?.text ?? b.entity.id_field;
@@ -56,6 +66,23 @@ export function resolveArg(st: ResolveState, cap: Capability, param: string, a: 
     return { ref: { step: b.step.id, field } };
   }
   const c = checkLiteral(param, p, v, !p.required);
-  if (!c.ok) return st.fail(c.code, c.at.span, c.message, c.hint);
+  if (!c.ok) {
+    const hint = positionalOf ? `write ${positionalOf}(${c.fix ?? exampleId(p)})` : c.hint;
+    return st.fail(c.code, c.at.span, c.message, hint);
+  }
   return { lit: c.value };
+}
+
+/** Types whose values are written in quotes: a bare word given to them is most likely a string. */
+const QUOTED = new Set(['string', 'date', 'datetime', 'ref']);
+
+/** `city=Berlin`: the quoted literal first; else bind the name first, with the entity its reference points to. */
+function unboundHint(st: ResolveState, cap: Capability, p: ParamDef, word: string, field: boolean): string {
+  const name = quote(word);
+  const api = st.opts.registry.list().find((e) => st.opts.registry.capability(e.entry_id, cap.name) === cap)?.entry_id;
+  const bindTo = p.type === 'ref' && api ? entityHead(st, { api, entity: { name: p.entity } }) : 'e1';
+  const stringy = QUOTED.has(p.type) || (p.type === 'enum' && p.values.some((x) => typeof x === 'string'));
+  if (!field && stringy && /^[A-Za-z]/.test(word))
+    return `a string needs double quotes: ${p.name}="${name}"; or bind ${name} on an earlier line (${name} = ${bindTo}(...))`;
+  return `bind it first (${name} = ${bindTo}(...)), or write a literal such as ${p.name}=${exampleLiteral(p)}${/^[A-Za-z]/.test(word) ? ` (a string needs quotes: "${name}")` : ''}`;
 }

@@ -4,8 +4,9 @@
  * named arguments.
  */
 import type { Capability, Entity } from '../pack/cgs.js';
-import type { Arg, Call } from './ast.js';
+import type { Arg, Call, Value } from './ast.js';
 import { buildStep } from './build-step.js';
+import { objectAsArgs, showable, sourceOf } from './fix-text.js';
 import type { PlanArg } from './plan.js';
 import { LIMIT_ARG } from './resolve-options.js';
 import type { ResolveState, Shape } from './resolve-state.js';
@@ -25,8 +26,13 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
         'syntax_error',
         call.span,
         'only a get by id takes a value without a name',
-        `write ${call.name.text}("<id>") for one row, or name every argument: ${call.name.text}(field=value)`,
+        st.suggest(() => positionalHint(st, call, positional)),
       );
+    // An object or a list is never an id of a scalar type: say what was meant instead.
+    const idType = reads.get?.params.find((p) => p.name === reads.get!.id_param)?.type;
+    const shaped =
+      idType === 'object' || idType === 'array' ? undefined : positionalShapeHint(st, call, positional[0]!.value);
+    if (shaped) return st.fail('wrong_type', positional[0]!.span, shaped.message, shaped.hint);
     if (!reads.get)
       return st.fail(
         'unknown_argument',
@@ -41,8 +47,10 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
   if (reads.get && names.length === 1 && names[0] === reads.get.id_param && !takes(reads.query)) {
     return buildStep(st, api, entity, reads.get, call, named, {});
   }
-  if (reads.query && takes(reads.query)) return buildStep(st, api, entity, reads.query, call, named, {});
-  if (reads.search && takes(reads.search)) return buildStep(st, api, entity, reads.search, call, named, {});
+  if (reads.query && takes(reads.query))
+    return buildStep(st, api, entity, reads.query, call, named, {}, undefined, reads);
+  if (reads.search && takes(reads.search))
+    return buildStep(st, api, entity, reads.search, call, named, {}, undefined, reads);
   const base = reads.query ?? reads.search;
   if (!base)
     return st.fail(
@@ -55,7 +63,7 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
   const best = [reads.query, reads.search]
     .filter((c): c is Capability => !!c)
     .sort((a, b) => score(b, names) - score(a, names))[0]!;
-  return buildStep(st, api, entity, best, call, named, {});
+  return buildStep(st, api, entity, best, call, named, {}, undefined, reads);
 }
 
 /** `m3(name="Pen")`, or on a row (`onRow`): `e1("b-1").m2(...)` passes the row's id. */
@@ -69,16 +77,18 @@ export function resolveCapabilityCall(
   const entity = st.opts.registry.entity(api, cap.entity)!;
   const args = call.args ?? [];
   const pos = args.find((a) => !a.name);
-  if (pos)
-    return st.fail(
-      'syntax_error',
-      pos.span,
-      `\`${call.name.text}\` takes named arguments`,
-      `write ${call.name.text}(${cap.params
+  if (pos) {
+    const fields = objectAsArgs(st.lines.text, pos.value);
+    const fix = `${call.name.text}(${
+      fields ??
+      cap.params
         .slice(0, 2)
         .map((p) => `${p.name}=${exampleLiteral(p)}`)
-        .join(', ')})`,
-    );
+        .join(', ')
+    })`;
+    const how = fields ? 'arguments are written name=value, not as an object: write ' : 'write ';
+    return st.fail('syntax_error', pos.span, `\`${call.name.text}\` takes named arguments`, how + fix);
+  }
   const pre: Record<string, Arg | PlanArg> = {};
   if (onRow) {
     if (!cap.id_param)
@@ -95,4 +105,35 @@ export function resolveCapabilityCall(
 
 function score(c: Capability, names: string[]): number {
   return names.filter((n) => c.params.some((p) => p.name === n)).length;
+}
+
+/** `e1("b-1", "b-2")`: one row per call; anything else: name every argument. */
+function positionalHint(st: ResolveState, call: Call, positional: Arg[]): string {
+  const head = call.name.text;
+  const ids = positional.every((a) => a.value.kind === 'string' || a.value.kind === 'integer');
+  const calls = positional.map((a) => `${head}(${sourceOf(st.lines.text, a.value.span)})`);
+  if (ids && positional.length === (call.args ?? []).length && calls.every(showable))
+    return `one row per call: ${calls.slice(0, 2).join(' then ')} on separate lines, or name every argument: ${head}(field=value)`;
+  return `write ${head}("<id>") for one row, or name every argument: ${head}(field=value)`;
+}
+
+/** A JSON object or a list of ids where one id goes: the named arguments, or one call per id. */
+function positionalShapeHint(st: ResolveState, call: Call, v: Value): { message: string; hint: string } | undefined {
+  const head = call.name.text;
+  if (v.kind === 'object') {
+    const args = objectAsArgs(st.lines.text, v);
+    const fix = args === undefined ? `${head}(field=value)` : `${head}(${args})`;
+    return {
+      message: `\`${head}\` takes named arguments, not an object`,
+      hint: `arguments are written name=value: ${showable(fix) ? fix : `${head}(field=value)`}`,
+    };
+  }
+  if (v.kind === 'list' && v.items.length > 0) {
+    const calls = v.items.slice(0, 2).map((i) => `${head}(${sourceOf(st.lines.text, i.span)})`);
+    return {
+      message: `\`${head}\` takes one id, not a list`,
+      hint: `fetch one row per call: ${calls.every(showable) ? calls.join(' then ') : `${head}("<id>")`} on separate lines`,
+    };
+  }
+  return undefined;
 }

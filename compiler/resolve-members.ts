@@ -4,16 +4,16 @@
  * acts on the row. Anything else is a diagnostic that lists what may follow.
  */
 import { quote } from '../common/quote.js';
-import { suggestHint } from '../common/suggest.js';
 import type { Capability } from '../pack/cgs.js';
 import type { Call } from './ast.js';
 import { buildStep } from './build-step.js';
+import { entityHead, unknownMemberHint, type MemberAt } from './member-hint.js';
 import type { PlanArg } from './plan.js';
 import { resolveCapabilityCall } from './resolve-calls.js';
 import type { ResolveState, Shape } from './resolve-state.js';
 
-/** The shape after member `m` of `cur`, or undefined after recording a diagnostic. */
-export function resolveMember(st: ResolveState, cur: Shape, m: Call): Shape | undefined {
+/** The shape after member `m` of `cur` (`at`: where `m` stands), or undefined after recording a diagnostic. */
+export function resolveMember(st: ResolveState, cur: Shape, m: Call, at: MemberAt): Shape | undefined {
   const t = m.name.text;
   if (cur.card === 'none')
     return st.fail(
@@ -27,7 +27,7 @@ export function resolveMember(st: ResolveState, cur: Shape, m: Call): Shape | un
       'write_in_read_position',
       m.name.span,
       `the result of a write (\`${cur.step.capability}\`) cannot be followed`,
-      'bind the write and read in a separate line: x = m1(...) then e1(x.id).r1',
+      `bind the write and read in a separate line: x = ${at.before.name.text}(...) then ${entityHead(st, cur)}(x.${cur.entity.id_field}).${t}`,
     );
   if (/^p\d+$/.test(t))
     return st.fail(
@@ -53,29 +53,8 @@ export function resolveMember(st: ResolveState, cur: Shape, m: Call): Shape | un
     sym
       ? `\`${quote(t)}\` belongs to ${sym.entity}, not to ${cur.entity.name}`
       : `${cur.api}:${cur.entity.name} has no relation or capability \`${quote(t)}\``,
-    st.suggest(() => memberHint(st, cur, t)),
+    st.suggest(() => unknownMemberHint(st, cur, m, at, sym)),
   );
-}
-
-/** What may follow a row of `cur`: its relations (symbol and wire name) and its row capabilities. */
-function memberHint(st: ResolveState, cur: Shape, t: string): string {
-  const s = st.opts.symbols;
-  const label = new Map<string, string>();
-  for (const r of cur.entity.relations) {
-    const sym = s?.relationSymbol(cur.api, cur.entity.name, r.name)?.sym;
-    label.set(sym ?? r.name, sym ? `\`${sym}\` (${r.name} -> ${r.target})` : `\`${r.name}\` (-> ${r.target})`);
-    if (sym) label.set(r.name, `\`${r.name}\` (-> ${r.target})`);
-  }
-  for (const c of st.opts.registry.capabilitiesOf(cur.api, cur.entity.name)) {
-    const sym = s?.capabilitySymbol(cur.api, c.name)?.sym;
-    if (sym && c.id_param) label.set(sym, `\`${sym}\` (${c.name})`);
-  }
-  return suggestHint(t, label.keys(), {
-    show: (k) => label.get(k)!,
-    known: `after a ${cur.entity.name} row`,
-    limit: Infinity,
-    none: `${cur.entity.name} has no relations or row capabilities`,
-  });
 }
 
 function relation(st: ResolveState, cur: Shape, relName: string, m: Call): Shape | undefined {

@@ -4,18 +4,23 @@
  * are diagnostics that suggest the nearest known name.
  */
 import { quote } from '../common/quote.js';
-import { didYouMean, knownList, suggestHint } from '../common/suggest.js';
+import { suggestHint } from '../common/suggest.js';
 import type { Capability, Entity } from '../pack/cgs.js';
-import type { Name } from './ast.js';
+import type { Call, Chain, Name } from './ast.js';
+import { showable } from './fix-text.js';
 import { listOf, type ResolveState, type Shape } from './resolve-state.js';
+import { entityCallFor, unknownNameHint, unknownQualifiedHint } from './symbol-hint.js';
+
+const withFix = (fix: string | undefined): string => (fix ? `: ${fix}` : '');
 
 export type Target =
   | { kind: 'entity'; api: string; entity: Entity }
   | { kind: 'capability'; api: string; cap: Capability }
   | { kind: 'binding'; shape: Shape };
 
-/** The target of a name, or undefined after recording a diagnostic. */
-export function resolveTarget(st: ResolveState, name: Name): Target | undefined {
+/** The target of the name a chain starts with, or undefined after recording a diagnostic. */
+export function resolveTarget(st: ResolveState, head: Call): Target | undefined {
+  const name = head.name;
   const t = name.text;
   if (name.qualified) return qualified(st, name);
   if (/^p\d+$/.test(t))
@@ -23,14 +28,14 @@ export function resolveTarget(st: ResolveState, name: Name): Target | undefined 
       'legacy_symbol',
       name.span,
       `\`${quote(t)}\` is a legacy parameter symbol`,
-      'parameters are written with their wire names, e.g. city="Berlin"',
+      `p# symbols were removed: start with an entity or capability symbol and write parameters by wire name, e.g. ${(st.quiet ? undefined : entityCallFor(st, head)) ?? 'e1(city="Berlin")'}`,
     );
   if (/^s\d+$/.test(t))
     return st.fail(
       'legacy_slot',
       name.span,
       `\`${quote(t)}\` is a removed transport slot`,
-      'write the entity symbol (e1) or its qualified name (api:Entity)',
+      `write the entity symbol (e1) or its qualified name (api:Entity)${withFix(st.quiet ? undefined : entityCallFor(st, head))}`,
     );
   const b = st.bindings.get(t);
   if (b) return { kind: 'binding', shape: b };
@@ -53,7 +58,7 @@ export function resolveTarget(st: ResolveState, name: Name): Target | undefined 
     'unknown_symbol',
     name.span,
     `\`${quote(t)}\` is not a symbol of this session`,
-    st.suggest(() => symbolHint(st, t)),
+    st.suggest(() => unknownNameHint(st, t)),
   );
 }
 
@@ -73,39 +78,41 @@ function qualified(st: ResolveState, name: Name): Target | undefined {
   if (entity) return { kind: 'entity', api, entity };
   const cap = st.opts.registry.capability(api, what);
   if (cap) return { kind: 'capability', api, cap };
-  const names = [
-    ...entry.cgs.entities.map((e) => `${api}:${e.name}`),
-    ...entry.cgs.capabilities.map((c) => `${api}:${c.name}`),
-  ];
   return st.fail(
     'unknown_symbol',
     name.span,
     `${api} has no entity or capability \`${quote(what)}\``,
-    st.suggest(() => suggestHint(`${api}:${what}`, names, listOf('names'))),
+    st.suggest(() => unknownQualifiedHint(st, api, what)),
   );
 }
 
-/** Near session symbols and bindings, each symbol with what it stands for: "did you mean `e1` (brewery:Brewery)?". */
-function symbolHint(st: ResolveState, t: string): string {
-  const syms = st.opts.symbols?.all() ?? [];
-  const label = new Map(
-    syms.map((s) => [
-      s.sym,
-      s.kind === 'entity'
-        ? `${s.api}:${s.entity}`
-        : s.kind === 'capability'
-          ? `${s.api}:${s.capability}`
-          : `${s.entity}.${s.relation}`,
-    ]),
-  );
-  const show = (c: string) => (label.has(c) ? `\`${c}\` (${label.get(c)})` : `\`${c}\``);
+/** `brewery.Beer(...)`: a catalog id followed by a member, where a qualified name was meant. */
+export function isDottedQualified(st: ResolveState, chain: Chain): boolean {
+  const head = chain.head.name.text;
+  const m = chain.members[0];
   return (
-    didYouMean(t, [...label.keys(), ...st.bindings.keys()], { show }) ??
-    knownList(label.keys(), {
-      show,
-      known: 'symbols of this session',
-      limit: 8,
-      none: 'this session has no symbols yet: open a context with api:Entity seeds, or write qualified names such as brewery:Beer',
-    })
+    !chain.head.args &&
+    !!m &&
+    !chain.head.name.qualified &&
+    !st.bindings.has(head) &&
+    !st.opts.symbols?.lookup(head) &&
+    !!st.opts.registry.get(head) &&
+    !!(st.opts.registry.entity(head, m.name.text) ?? st.opts.registry.capability(head, m.name.text))
+  );
+}
+
+/** The diagnostic of a dotted qualified name: write it with a colon, or use its symbol. */
+export function dottedQualified(st: ResolveState, chain: Chain): undefined {
+  const api = chain.head.name.text;
+  const m = chain.members[0]!;
+  const rest = st.lines.text.slice(m.name.span.end, chain.span.end);
+  const fix = `${api}:${m.name.text}${rest}`;
+  const sym =
+    st.opts.symbols?.entitySymbol(api, m.name.text)?.sym ?? st.opts.symbols?.capabilitySymbol(api, m.name.text)?.sym;
+  return st.fail(
+    'unknown_symbol',
+    { ...chain.head.span, end: m.name.span.end },
+    `\`${quote(`${api}.${m.name.text}`)}\` is not a name: a qualified name joins catalog and name with \`:\``,
+    `write ${showable(fix) ? fix : `${api}:${m.name.text}`}${sym ? ` or its symbol ${sym}${showable(rest) ? rest : ''}` : ''}`,
   );
 }

@@ -7,7 +7,7 @@ import type { ErrorCode, SvcError } from '../common/errors.js';
 import { svcError } from '../common/errors.js';
 import type { HintOptions } from '../common/suggest.js';
 import type { Entity } from '../pack/cgs.js';
-import type { SrcSpan } from './ast.js';
+import type { Chain, SrcSpan } from './ast.js';
 import type { PlanStep } from './plan.js';
 import { DEFAULT_MAX_FANOUT, DEFAULT_MAX_LIMIT, type ResolveOptions } from './resolve-options.js';
 import { LineIndex } from './spans.js';
@@ -39,6 +39,8 @@ export class ResolveState {
    */
   quiet = false;
   readonly bindings = new Map<string, Shape>();
+  /** The expression each binding was made from (hints quote it). */
+  readonly bindingExprs = new Map<string, Chain>();
   readonly maxFanout: number;
   readonly maxLimit: number;
 

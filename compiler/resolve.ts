@@ -11,15 +11,15 @@ import { MAX_SHOWN_ERRORS } from '../common/bound-errors.js';
 import type { SvcError } from '../common/errors.js';
 import { svcError } from '../common/errors.js';
 import { quote } from '../common/quote.js';
-import { suggestHint } from '../common/suggest.js';
 import type { Chain, Program } from './ast.js';
 import { MAX_PROGRAM_STATEMENTS, programTooLarge } from './limits.js';
 import { PLAN_VERSION, type Plan, type PlanStep } from './plan.js';
 import { resolveCapabilityCall, resolveEntityCall } from './resolve-calls.js';
 import { resolveMember } from './resolve-members.js';
-import { resolveTarget } from './resolve-names.js';
+import { dottedQualified, isDottedQualified, resolveTarget } from './resolve-names.js';
+import { resolveProjection } from './resolve-projection.js';
 import type { ResolveOptions } from './resolve-options.js';
-import { listOf, ResolveState, type Shape } from './resolve-state.js';
+import { ResolveState, type Shape } from './resolve-state.js';
 
 export { DEFAULT_MAX_FANOUT, DEFAULT_MAX_LIMIT, LIMIT_ARG } from './resolve-options.js';
 export type { ResolveOptions } from './resolve-options.js';
@@ -48,6 +48,7 @@ export function resolveProgram(
       const shape = resolveChain(st, s.expr);
       if (shape) {
         st.bindings.set(s.name.text, shape);
+        st.bindingExprs.set(s.name.text, s.expr);
         bind[s.name.text] = shape.step.id;
       }
     } else if (s.kind === 'expr') {
@@ -93,7 +94,8 @@ export function resolveProgram(
 
 /** A chain: its head, each member in turn, then its projection. */
 function resolveChain(st: ResolveState, chain: Chain): Shape | undefined {
-  const target = resolveTarget(st, chain.head.name);
+  if (isDottedQualified(st, chain)) return dottedQualified(st, chain);
+  const target = resolveTarget(st, chain.head);
   if (!target) return undefined;
   let cur: Shape | undefined;
   if (target.kind === 'binding') {
@@ -111,39 +113,13 @@ function resolveChain(st: ResolveState, chain: Chain): Shape | undefined {
   } else {
     cur = resolveCapabilityCall(st, target.api, target.cap, chain.head, undefined);
   }
+  let prev = chain.head;
   for (const m of chain.members) {
     if (!cur) return undefined;
-    cur = resolveMember(st, cur, m);
+    cur = resolveMember(st, cur, m, { chain, before: prev });
+    prev = m;
   }
-  if (cur && chain.projection) {
-    if (!cur.own)
-      return st.fail(
-        'syntax_error',
-        chain.projection.span,
-        'a projection belongs where the rows are fetched',
-        'move the [fields] to the line that binds the name',
-      );
-    const fields = cur.entity.fields.map((f) => f.name);
-    const proj: string[] = [];
-    for (const f of chain.projection.fields) {
-      if (!fields.includes(f.text))
-        st.fail(
-          'projection_unknown_field',
-          f.span,
-          `${cur.api}:${cur.entity.name} has no field \`${quote(f.text)}\``,
-          st.suggest(() => suggestHint(f.text, fields, listOf('fields'))),
-        );
-      else if (!proj.includes(f.text)) proj.push(f.text);
-    }
-    if (cur.card === 'none')
-      st.fail(
-        'projection_unknown_field',
-        chain.projection.span,
-        `\`${cur.step.capability}\` returns no rows to project`,
-        'remove the projection',
-      );
-    cur.step.projection = proj;
-  }
+  if (cur && chain.projection) resolveProjection(st, cur, chain);
   return cur;
 }
 

@@ -161,7 +161,7 @@ export class StatementSplitter {
       this.fail(() =>
         svcError('unterminated_string', 'this string has no closing quote on its line', {
           span: spanAt(this.lines, start, start + tok.image.length),
-          hint: 'close the string with " before the end of the line; for text spanning lines use a heredoc: <<EOT, a newline, the text, then a line holding EOT',
+          hint: unterminatedHint(tok.image),
         }),
       );
     } else if (type === SingleQuoted) {
@@ -170,4 +170,15 @@ export class StatementSplitter {
     // A bad statement is never parsed: its tokens need not be kept.
     if (!this.bad) this.cur.push(tok);
   }
+}
+
+/**
+ * `"Berlin)`: the string ran over the brackets that end its line; the hint puts the quote before
+ * them (`"Berlin")`).
+ */
+function unterminatedHint(image: string): string {
+  const body = image.replace(/[\s)\]},;]*$/, '');
+  const fix = `${body}"${image.slice(body.length).trim()}`;
+  const close = body.length > 1 && fix.length <= 60 ? `: ${fix}` : '';
+  return `close the string with " before the end of the line${close}; for text spanning lines use a heredoc: <<EOT, a newline, the text, then a line holding EOT`;
 }

@@ -10,6 +10,7 @@ import { describeActual, describeExpected } from './describe-tokens.js';
 import { statementParser, type ParseFailure } from './parser.js';
 import { spanAt, tokenEnd, type LineIndex } from './spans.js';
 import type { LexedStatement } from './statement-splitter.js';
+import { syntaxFix } from './syntax-fixes.js';
 import * as T from './tokens.js';
 
 const CLOSER = new Map<TokenType, TokenType>([
@@ -111,7 +112,9 @@ function wordSyntaxError(e: IRecognitionException, st: LexedStatement, lines: Li
   const actual = describeActual(tok, st);
   const open = openBracket(toks, at);
   let message = `unexpected ${actual}${open ? ` in the ${open.what}` : ''}`;
-  const hint = (h: string): SvcError => svcError('syntax_error', message, { span, hint: h });
+  // A fix written out from the statement's own tokens beats the grammar's list of what may come.
+  const fix = syntaxFix({ text: lines.text, toks, at, open, leftover: failureOf(e).kind === 'leftover' });
+  const hint = (h: string): SvcError => svcError('syntax_error', message, { span, hint: fix ?? h });
 
   if (at === 0) {
     return hint(

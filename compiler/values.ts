@@ -4,12 +4,21 @@
  */
 import type { JsonValue, TypeSpec } from '../pack/cgs.js';
 import { quote } from '../common/quote.js';
-import { didYouMean } from '../common/suggest.js';
+import { didYouMean, nearest } from '../common/suggest.js';
 import type { Value } from './ast.js';
+import { repairLiteral } from './repair-literal.js';
 
 export type Checked =
   | { ok: true; value: JsonValue }
-  | { ok: false; code: 'wrong_type' | 'enum_value_not_allowed'; message: string; hint: string; at: Value };
+  | {
+      ok: false;
+      code: 'wrong_type' | 'enum_value_not_allowed';
+      message: string;
+      hint: string;
+      at: Value;
+      /** The corrected literal, as program text, when the intent is clear (`1999` for `"1999"`). */
+      fix?: string;
+    };
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
@@ -80,13 +89,17 @@ export function exampleId(t: TypeSpec): string {
 
 /** Check a literal (not a ref) against a type. `name` is the parameter, for messages. */
 export function checkLiteral(name: string, t: TypeSpec, v: Value, optional: boolean): Checked {
-  const wrong = (why?: string): Checked => ({
-    ok: false,
-    code: 'wrong_type',
-    at: v,
-    message: `\`${name}\` takes ${article(describeType(t))}; got ${literalText(v)}${why ? ` (${why})` : ''}`,
-    hint: `write for example ${name}=${exampleLiteral(t)}`,
-  });
+  const wrong = (why?: string): Checked => {
+    const fix = v.kind === 'null' ? undefined : repairLiteral(t, v);
+    return {
+      ok: false,
+      code: 'wrong_type',
+      at: v,
+      message: `\`${name}\` takes ${article(describeType(t))}; got ${literalText(v)}${why ? ` (${why})` : ''}`,
+      hint: fix ? `write ${name}=${fix}` : `write for example ${name}=${exampleLiteral(t)}`,
+      ...(fix ? { fix } : {}),
+    };
+  };
   if (v.kind === 'null') return optional ? { ok: true, value: null } : wrong('a required parameter cannot be null');
   switch (t.type) {
     case 'string':
@@ -112,13 +125,16 @@ export function checkLiteral(name: string, t: TypeSpec, v: Value, optional: bool
       if (raw === undefined) return wrong();
       if (t.values.includes(raw)) return { ok: true, value: raw };
       const allowed = t.values.map(String);
-      const near = didYouMean(String(raw), allowed);
+      const near = nearest(String(raw), allowed, 3);
+      const fix = near.length === 1 ? JSON.stringify(t.values[allowed.indexOf(near[0]!)]) : undefined;
+      const mean = fix ? `did you mean ${name}=${fix}? ` : near.length ? `${didYouMean(String(raw), allowed)} ` : '';
       return {
         ok: false,
         code: 'enum_value_not_allowed',
         at: v,
         message: `${literalText(v)} is not allowed for \`${name}\``,
-        hint: `${near ? near + ' ' : ''}allowed: ${allowed.join(', ')}`,
+        hint: `${mean}allowed: ${allowed.join(', ')}`,
+        ...(fix ? { fix } : {}),
       };
     }
     case 'array': {
@@ -126,7 +142,8 @@ export function checkLiteral(name: string, t: TypeSpec, v: Value, optional: bool
       const out: JsonValue[] = [];
       for (const item of v.items) {
         const c = checkLiteral(name, t.items, item, false);
-        if (!c.ok) return c;
+        // The item's fix is not the argument's: show a whole list instead.
+        if (!c.ok) return { ...c, fix: undefined, hint: `write for example ${name}=${exampleLiteral(t)}` };
         out.push(c.value);
       }
       return { ok: true, value: out };
