@@ -90,7 +90,6 @@ export function runCommand(): Command {
         client,
         sessionPath: `/execute/${meta.prompt_hash}/${meta.session}`,
         accept: ACCEPT[opts.accept],
-        apiKey: profile.api_key,
         progress: !opts.json && progressWanted(opts, process.stderr.isTTY),
       };
       const kind = opts.mode === 'plan' ? 'plan' : 'run';

@@ -47,10 +47,15 @@ export class ServerClient {
     this.base = normalizeServer(profile.server);
   }
 
+  /** The profile's credential headers (`X-API-Key`), for requests sent outside `request`. */
+  credentials(): Record<string, string> {
+    return this.profile.api_key ? { 'x-api-key': this.profile.api_key } : {};
+  }
+
   async request(path: string, init: RequestInit = {}): Promise<HttpAnswer> {
     const headers: Record<string, string> = { accept: init.accept ?? 'application/json' };
     if (init.contentType) headers['content-type'] = init.contentType;
-    if (this.profile.api_key) headers['x-api-key'] = this.profile.api_key;
+    Object.assign(headers, this.credentials());
     let res: IncomingMessage;
     let text: string;
     try {

@@ -8,7 +8,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
-export interface Sent {
+export interface Outgoing {
   method: string;
   headers: Record<string, string>;
   body?: string;
@@ -16,7 +16,7 @@ export interface Sent {
 }
 
 /** Send one request; resolves with the response once its headers arrive (the body is a stream). */
-export function send(url: string, init: Sent): Promise<IncomingMessage> {
+export function send(url: string, init: Outgoing): Promise<IncomingMessage> {
   const u = new URL(url);
   const https = u.protocol === 'https:';
   const headers = { ...init.headers };

@@ -17,8 +17,6 @@ export interface Sender {
   sessionPath: string;
   /** The Accept header of the answer the user asked for. */
   accept: string;
-  /** The profile's API key, for the stream request. */
-  apiKey: string | undefined;
   /** Draw the status line on stderr. */
   progress: boolean;
 }
@@ -87,7 +85,7 @@ async function follow(s: Sender, handle: string, delayMs?: number): Promise<{ in
         base: s.client.base,
         sessionPath: s.sessionPath,
         handle,
-        headers: s.apiKey ? { 'x-api-key': s.apiKey } : {},
+        headers: s.client.credentials(),
       },
       (line) => status.set(line),
       stop.signal,
