@@ -100,6 +100,8 @@ export const CODES = {
   wrong_type: { about: 'a literal of the wrong type for the parameter' },
   enum_value_not_allowed: { about: 'a value outside the enum of the parameter' },
   projection_unknown_field: { about: 'a projection names a field the entity does not have' },
+  not_sortable: { about: '`sort=` on a list or capability that does not sort' },
+  unsortable_field: { about: '`sort=` names a field the list does not sort by' },
   write_in_read_position: { about: 'a write capability where a read is expected' },
   not_on_row: { about: 'a capability that acts on no row is written after a row' },
   unknown_binding: { about: 'a name that no earlier line binds' },

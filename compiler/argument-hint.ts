@@ -2,14 +2,16 @@
  * Hints for arguments: one a capability does not take, required ones left out, and a bad
  * `limit=`. Each names the fix: the nearest parameter, the search form of the entity
  * (`e1(q="Pen")`) when its list cannot filter by that name, the get form for an id
- * (`e1("b-1")`), the call with the missing arguments added, or the form that is meant on a row.
+ * (`e1("b-1")`), the call with the missing arguments added, the form that is meant on a row, or
+ * `sort="field"` for another API's sorting argument (`orderBy=`).
  */
 import { didYouMean, knownList } from '../common/suggest.js';
 import { WRITE_KINDS, type Capability, type ParamDef as Param } from '../pack/cgs.js';
 import type { Arg, Call, Value } from './ast.js';
 import { callWith, showable, sourceOf } from './fix-text.js';
 import { entityHead } from './member-hint.js';
-import { LIMIT_ARG } from './resolve-options.js';
+import { LIMIT_ARG, ORDER_ARG, SORT_ARG } from './resolve-options.js';
+import { sortWordHint } from './resolve-sort.js';
 import type { ResolveState } from './resolve-state.js';
 import type { defaultReads } from './symbols.js';
 import { exampleId, exampleLiteral } from './values.js';
@@ -31,7 +33,8 @@ const REVIEW_WORDS = new Set(['force', 'confirm', 'confirmed', 'dry_run', 'dryRu
 /** Arguments of other APIs that page or size a list: svc has `limit=` and `page(pgN)`. */
 const PAGING_WORDS = new Set(['offset', 'skip', 'page', 'cursor', 'after', 'start', 'pageToken', 'page_token']);
 const SIZE_WORDS = new Set(['page_size', 'pageSize', 'per_page', 'perPage', 'size', 'top', 'count', 'max', 'first']);
-const SORT_WORDS = new Set(['sort', 'order', 'orderBy', 'order_by', 'sortBy', 'sort_by', 'sort_order']);
+/** Arguments of other APIs that sort (`sort` and `order` are svc's own, unless a capability declares them). */
+const SORT_WORDS = new Set(['sort', 'order', 'orderBy', 'order_by', 'sortBy', 'sort_by', 'sort_order', 'direction']);
 
 /** The hint for argument `a`, which the capability of `site` does not take. */
 export function unknownArgumentHint(st: ResolveState, site: ArgSite, a: Arg): string {
@@ -41,12 +44,14 @@ export function unknownArgumentHint(st: ResolveState, site: ArgSite, a: Arg): st
   const rows = cap.returns === 'rows';
   if (REVIEW_WORDS.has(n) && WRITE_KINDS.has(cap.kind))
     return `remove \`${n}\`: a write is reviewed outside the program: dry-run the program for a pcN, then run it with that pcN (or force)`;
-  const near = didYouMean(n, rows ? [...params, LIMIT_ARG] : params);
+  // `orderBy="abv"` is near `order`, but means sort="abv".
+  if (SORT_WORDS.has(n)) return sortWordHint(st, site, a);
+  const sorts = rows && cap.http.sort ? [SORT_ARG, ORDER_ARG] : [];
+  const near = didYouMean(n, rows ? [...params, LIMIT_ARG, ...sorts] : params);
   if (near) return near;
   if (rows && PAGING_WORDS.has(n))
     return `remove \`${n}\`: ask for more rows with limit=N (1 to ${st.maxLimit}), or continue a paged result with page(pgN) from its "more pages" line`;
   if (rows && SIZE_WORDS.has(n)) return `write limit=N (1 to ${st.maxLimit}) instead of \`${n}\``;
-  if (SORT_WORDS.has(n)) return `remove \`${n}\`: svc does not sort; sort the rows after reading them`;
   return readsHint(st, site, a) ?? knownList(params, { known: 'parameters', none: 'there are no parameters here' });
 }
 

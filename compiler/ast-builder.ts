@@ -6,7 +6,7 @@
  */
 import type { CstNode, IToken } from 'chevrotain';
 import { quote } from '../common/quote.js';
-import type { Arg, Call, Chain, ContinuationStmt, Projection, Statement, Value } from './ast.js';
+import type { Arg, Call, Chain, ContinuationStmt, NestedItem, Projection, Statement, Value } from './ast.js';
 import { tokenEnd } from './spans.js';
 import { first, ValueBuilder, type BuildContext } from './value-builder.js';
 
@@ -42,7 +42,14 @@ interface ArgCtx {
 interface ProjectionCtx {
   LBracket: IToken[];
   RBracket: IToken[];
+  item: CstNode[];
+}
+interface ItemCtx {
   Identifier: IToken[];
+  LParen?: IToken[];
+  RParen?: IToken[];
+  arg?: CstNode[];
+  projection?: CstNode[];
 }
 
 /** Words that may not name a binding. */
@@ -179,10 +186,24 @@ class AstBuilder extends ValueBuilder {
   }
 
   projection(ctx: ProjectionCtx, c: BuildContext): Projection {
-    return {
-      fields: ctx.Identifier.map((t) => this.name(c, t)),
+    const items = ctx.item.map((n) => this.visit(n, c) as NestedItem);
+    const p: Projection = {
+      fields: items.map((i) => i.name),
       span: this.span(c, first(ctx.LBracket).startOffset, tokenEnd(first(ctx.RBracket))),
     };
+    const nested = items.filter((i) => i.args || i.projection);
+    if (nested.length) p.nested = nested;
+    return p;
+  }
+
+  item(ctx: ItemCtx, c: BuildContext): NestedItem {
+    const name = this.name(c, first(ctx.Identifier));
+    const item: NestedItem = { name, span: name.span };
+    if (ctx.RParen) item.args = (ctx.arg ?? []).map((n) => this.visit(n, c) as Arg);
+    if (ctx.projection) item.projection = this.visit(ctx.projection, c) as Projection;
+    const end = item.projection?.span.end ?? (ctx.RParen ? tokenEnd(first(ctx.RParen)) : name.span.end);
+    item.span = this.span(c, name.span.start, end);
+    return item;
   }
 }
 

@@ -90,8 +90,19 @@ export type Value =
   /** `b.id` (a field of a bound result) or `b` alone. */
   | { kind: 'ref'; binding: Name; field?: Name; span: SrcSpan };
 
-/** `[name, phone]` */
+/** `[name, phone]`, `[id, r6[name], comments(limit=50)[id]]` */
 export interface Projection {
+  /** Every item's name, in written order (fields, and relations to nest). */
   fields: Name[];
+  /** Items written with arguments or a projection of their own; each `name` is the same object as in `fields`. */
+  nested?: NestedItem[];
+  span: SrcSpan;
+}
+
+/** `r6[name]` or `comments(limit=50)` inside a projection: a relation whose rows are attached to each row. */
+export interface NestedItem {
+  name: Name;
+  args?: Arg[];
+  projection?: Projection;
   span: SrcSpan;
 }

@@ -1,7 +1,8 @@
 /**
  * Making one plan step from a capability and its arguments: the arguments fixed by the form, the
- * named arguments (with `limit=`), catalog defaults, required ones, dependencies and fan-out. A
- * parent that is an own get-by-literal-id whose only use is to supply its id is folded away.
+ * named arguments (with `limit=`, `sort=` and `order=`), catalog defaults, required ones,
+ * dependencies and fan-out. A parent that is an own get-by-literal-id whose only use is to supply
+ * its id is folded away.
  */
 import { quote } from '../common/quote.js';
 import { nearest } from '../common/suggest.js';
@@ -13,6 +14,7 @@ import { MAX_PROGRAM_STATEMENTS } from './limits.js';
 import type { PlanArg, PlanStep } from './plan.js';
 import { resolveArg } from './resolve-arg.js';
 import { LIMIT_ARG } from './resolve-options.js';
+import { isSortArg, resolveSort, type SortArgs } from './resolve-sort.js';
 import type { ResolveState, Shape } from './resolve-state.js';
 
 /**
@@ -47,6 +49,7 @@ export function buildStep(
   const seen = new Set<string>();
   const site: ArgSite = { api, entity: entity.name, cap, call, ...(reads ? { reads } : {}) };
   const unknown: string[] = [];
+  const sorting: SortArgs = {};
   for (const [param, v] of Object.entries(pre)) {
     seen.add(param);
     const p = cap.params.find((x) => x.name === param)!;
@@ -59,7 +62,18 @@ export function buildStep(
     }
   }
   for (const a of args) {
-    const n = a.name!;
+    const n = a.name;
+    if (!n) {
+      // A value without a name after a relation (`e2(7).reviews(5)`): only a get by id takes one.
+      ok =
+        st.fail(
+          'syntax_error',
+          a.span,
+          `\`${call.name.text}\` takes named arguments`,
+          `write name=value: ${paramList({ ...cap, params: cap.params.filter((p) => !(p.name in pre)) })}`,
+        ) ?? false;
+      continue;
+    }
     if (n.text === LIMIT_ARG && !cap.params.some((p) => p.name === LIMIT_ARG)) {
       if (cap.returns !== 'rows') {
         ok =
@@ -82,6 +96,12 @@ export function buildStep(
         continue;
       }
       step.limit = a.value.value;
+      continue;
+    }
+    if (isSortArg(cap, n.text)) {
+      if (sorting[n.text])
+        ok = st.fail('duplicate_argument', n.span, `\`${n.text}\` is given twice`, 'keep one of the two') ?? false;
+      sorting[n.text] = a;
       continue;
     }
     if (/^p\d+$/.test(n.text)) {
@@ -125,6 +145,9 @@ export function buildStep(
     if (arg) step.args[p.name] = arg;
     else ok = false;
   }
+  const sorted = resolveSort(st, site, sorting);
+  if (sorted.sort) step.sort = sorted.sort;
+  ok &&= sorted.ok;
   // A catalog default is what an absent argument means: the plan says it, the vendor gets it.
   for (const p of cap.params) if (!seen.has(p.name) && p.default !== undefined) step.args[p.name] = { lit: p.default };
   // A required parameter given under a misspelt name is reported once, as the misspelling.

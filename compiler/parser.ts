@@ -190,16 +190,34 @@ export class StatementParser extends CstParser {
     });
   });
 
-  /** projection = "[" Identifier { "," Identifier } [ "," ] "]" */
+  /** projection = "[" item { "," item } [ "," ] "]" */
   projection = this.RULE('projection', () => {
     this.CONSUME(LBracket);
-    this.CONSUME(Identifier);
+    this.SUBRULE(this.item);
     this.MANY(() => {
       this.CONSUME(Comma);
-      this.CONSUME2(Identifier);
+      this.SUBRULE2(this.item);
     });
     this.OPTION(() => this.CONSUME2(Comma));
     this.CONSUME(RBracket);
+  });
+
+  /** item = Identifier [ "(" [ arg { "," arg } [ "," ] ] ")" ] [ projection ]: a field, or a relation to nest */
+  item = this.RULE('item', () => {
+    this.CONSUME(Identifier);
+    this.OPTION(() => {
+      this.CONSUME(LParen);
+      this.OPTION2(() => {
+        this.SUBRULE(this.arg);
+        this.MANY(() => {
+          this.CONSUME(Comma);
+          this.SUBRULE2(this.arg);
+        });
+        this.OPTION3(() => this.CONSUME2(Comma));
+      });
+      this.CONSUME(RParen);
+    });
+    this.OPTION4(() => this.SUBRULE(this.projection));
   });
 }
 

@@ -1,10 +1,50 @@
 /** JSON Schema of the plan IR: the server validates client-compiled plans with it (ajv). */
-import { CAPABILITY_KINDS } from '../pack/cgs.js';
+import { CAPABILITY_KINDS, SORT_ORDERS } from '../pack/cgs.js';
 import { MAX_PROGRAM_STATEMENTS } from './limits.js';
 import { PLAN_VERSION } from './plan.js';
 
+/** Nests inside nests: `e6[id, customer[name, tickets[id]]]` has two levels below the step. */
+export const MAX_NEST_DEPTH = 2;
+
 const stepId = { type: 'string', pattern: '^n[1-9][0-9]*$' };
 const name = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
+const sortSchema = {
+  type: 'object',
+  properties: { field: name, order: { enum: [...SORT_ORDERS] } },
+  required: ['field', 'order'],
+  additionalProperties: false,
+};
+
+/** The schema of a step's nests, `depth` levels deep at most (so a posted plan cannot nest without end). */
+function nests(depth: number): Record<string, unknown> {
+  const nest: Record<string, unknown> = {
+    type: 'object',
+    properties: {
+      relation: name,
+      entity: name,
+      capability: name,
+      card: { enum: ['one', 'many'] },
+      args: {
+        type: 'object',
+        propertyNames: name,
+        additionalProperties: {
+          oneOf: [
+            { type: 'object', properties: { lit: {} }, required: ['lit'], additionalProperties: false },
+            { type: 'object', properties: { field: name }, required: ['field'], additionalProperties: false },
+          ],
+        },
+      },
+      projection: { type: 'array', items: name, uniqueItems: true },
+      limit: { type: 'integer', minimum: 1 },
+      sort: sortSchema,
+      max: { type: 'integer', minimum: 1 },
+      ...(depth > 1 ? { nest: nests(depth - 1) } : {}),
+    },
+    required: ['relation', 'entity', 'capability', 'card', 'args', 'max'],
+    additionalProperties: false,
+  };
+  return { type: 'array', minItems: 1, items: nest };
+}
 
 export const PLAN_SCHEMA_ID = 'https://svc.invalid/schemas/plan.schema.json';
 
@@ -54,6 +94,7 @@ export const planSchema = {
           depends_on: { type: 'array', items: stepId, uniqueItems: true },
           effect: { enum: ['read', 'write'] },
           limit: { type: 'integer', minimum: 1 },
+          sort: sortSchema,
           via: {
             type: 'object',
             properties: { relation: name, from: stepId },
@@ -66,6 +107,7 @@ export const planSchema = {
             required: ['from', 'max'],
             additionalProperties: false,
           },
+          nest: nests(MAX_NEST_DEPTH),
         },
         required: ['id', 'op', 'api', 'cgs_hash', 'entity', 'capability', 'args', 'depends_on', 'effect'],
         additionalProperties: false,

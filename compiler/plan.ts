@@ -4,13 +4,21 @@
  * names, so one program yields one commit id on every surface.
  */
 import { canonicalHash } from '../common/canonical.js';
-import type { CapabilityKind, JsonValue } from '../pack/cgs.js';
+import type { CapabilityKind, JsonValue, SortOrder } from '../pack/cgs.js';
 
 /** Bumped on any change of the plan format; part of the commit id. */
 export const PLAN_VERSION = 1 as const;
 
+/** The order of a list: one of the fields its capability sorts by, and the direction. */
+export interface PlanSort {
+  field: string;
+  order: SortOrder;
+}
+
 /** An argument value: a literal, or a field of the rows of an earlier step. */
 export type PlanArg = { lit: JsonValue } | { ref: { step: string; field: string } };
+/** An argument of a nest: a literal, or a field of the row the nest hangs from. */
+export type NestArg = { lit: JsonValue } | { field: string };
 
 export interface PlanStep {
   /** `n1`, `n2`, ... in program order. */
@@ -31,10 +39,37 @@ export interface PlanStep {
   effect: 'read' | 'write';
   /** Rows wanted from a rows-returning step: absent = one vendor page. */
   limit?: number;
+  /** The order asked of a list that sorts (`sort="createdAt", order="desc"`): absent = the vendor's. */
+  sort?: PlanSort;
   /** Set when the step follows a relation: its name and the step it starts from (absent when the parent was folded into a literal id). */
   via?: { relation: string; from?: string };
   /** Set when a ref argument takes its values from a step returning many rows: one call per row. */
   fanout?: { from: string; max: number };
+  /** Relations fetched for each row and attached to it under the relation's name (`[id, r6[name]]`). */
+  nest?: PlanNest[];
+}
+
+/**
+ * A relation followed from every row of a step and attached to the row (a nested projection):
+ * one vendor call per distinct set of argument values (rows that share a related id share the
+ * call). Its `args` take literals, or fields of the row it hangs from.
+ */
+export interface PlanNest {
+  /** Relation of the parent entity (its wire name): the key the related row or rows get. */
+  relation: string;
+  entity: string;
+  capability: string;
+  /** `one`: the related row or null; `many`: a list of rows. */
+  card: 'one' | 'many';
+  args: Record<string, NestArg>;
+  projection?: string[];
+  /** Rows wanted per parent row (many only): absent = one vendor page. */
+  limit?: number;
+  /** The order of the related rows (many only), as a step's `sort`. */
+  sort?: PlanSort;
+  /** Most distinct calls the nest may make (one per distinct argument set). */
+  max: number;
+  nest?: PlanNest[];
 }
 
 export interface Plan {

@@ -8,7 +8,7 @@ import type { Arg, Call, Value } from './ast.js';
 import { buildStep } from './build-step.js';
 import { objectAsArgs, showable, sourceOf } from './fix-text.js';
 import type { PlanArg } from './plan.js';
-import { LIMIT_ARG } from './resolve-options.js';
+import { LIMIT_ARG, ORDER_ARG, SORT_ARG } from './resolve-options.js';
 import type { ResolveState, Shape } from './resolve-state.js';
 import { defaultReads } from './symbols.js';
 import { exampleLiteral } from './values.js';
@@ -42,7 +42,8 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
       );
     return buildStep(st, api, entity, reads.get, call, [], { [reads.get.id_param!]: positional[0]! });
   }
-  const names = named.map((a) => a.name!.text).filter((n) => n !== LIMIT_ARG);
+  const reserved = [LIMIT_ARG, SORT_ARG, ORDER_ARG];
+  const names = named.map((a) => a.name!.text).filter((n) => !reserved.includes(n));
   const takes = (c: Capability | undefined) => !!c && names.every((n) => c.params.some((p) => p.name === n));
   if (reads.get && names.length === 1 && names[0] === reads.get.id_param && !takes(reads.query)) {
     return buildStep(st, api, entity, reads.get, call, named, {});

@@ -16,3 +16,6 @@ export const DEFAULT_MAX_FANOUT = 50;
 export const DEFAULT_MAX_LIMIT = 10_000;
 /** The reserved argument asking a rows-returning step for more than one vendor page. */
 export const LIMIT_ARG = 'limit';
+/** The reserved arguments ordering a list that sorts: `sort="field"`, `order="asc"|"desc"`. */
+export const SORT_ARG = 'sort';
+export const ORDER_ARG = 'order';

@@ -1,14 +1,20 @@
 /**
- * The projection at the end of a chain (`[name,city]`): every name must be a field of the rows
- * the chain returns. A relation named there is answered with the chain that follows it.
+ * The projection at the end of a chain (`[name,city]`, `[id, r6[name], comments(limit=50)[id]]`):
+ * each name is a field of the rows the chain returns, or a relation of their entity whose rows are
+ * attached to each row (a nest). A nest's arguments go through `buildStep` like any relation's
+ * (so filters, `limit=` and their errors are the same); the step it makes is taken back and kept
+ * as the nest, whose call takes the relation's bound fields from each row.
  */
 import { quote } from '../common/quote.js';
 import { suggestHint } from '../common/suggest.js';
-import type { Chain } from './ast.js';
-import { showable, sourceOf } from './fix-text.js';
+import type { Entity } from '../pack/cgs.js';
+import type { Chain, Name, NestedItem, Projection } from './ast.js';
+import { buildStep } from './build-step.js';
+import type { NestArg, PlanArg, PlanNest } from './plan.js';
+import { MAX_NEST_DEPTH } from './plan-schema.js';
 import { listOf, type ResolveState, type Shape } from './resolve-state.js';
 
-/** Check `chain.projection` against the fields of `cur` and set the step's projection. */
+/** Check `chain.projection` against the fields of `cur` and set the step's projection (and nests). */
 export function resolveProjection(st: ResolveState, cur: Shape, chain: Chain): void {
   const projection = chain.projection!;
   if (!cur.own) {
@@ -20,40 +26,141 @@ export function resolveProjection(st: ResolveState, cur: Shape, chain: Chain): v
     );
     return;
   }
-  const fields = cur.entity.fields.map((f) => f.name);
-  const proj: string[] = [];
-  for (const f of projection.fields) {
-    if (!fields.includes(f.text))
-      st.fail(
-        'projection_unknown_field',
-        f.span,
-        `${cur.api}:${cur.entity.name} has no field \`${quote(f.text)}\``,
-        st.suggest(() => relationInProjection(st, cur, chain, f.text) ?? suggestHint(f.text, fields, listOf('fields'))),
-      );
-    else if (!proj.includes(f.text)) proj.push(f.text);
-  }
-  if (cur.card === 'none')
+  if (cur.card === 'none') {
     st.fail(
       'projection_unknown_field',
       projection.span,
       `\`${cur.step.capability}\` returns no rows to project`,
       'remove the projection',
     );
-  cur.step.projection = proj;
+    return;
+  }
+  const out = projectRows(st, cur.api, cur.entity, projection, 0, cur.step.effect === 'write');
+  if (!out) return;
+  cur.step.projection = out.projection;
+  if (out.nest.length) cur.step.nest = out.nest;
 }
 
-/** "`brewery` is a relation, not a field: follow it with e2(7).brewery, or keep its id `breweryId`". */
-function relationInProjection(st: ResolveState, cur: Shape, chain: Chain, name: string): string | undefined {
-  const sym = st.opts.symbols?.lookup(name);
-  const rel = cur.entity.relations.find(
-    (r) =>
-      r.name === name ||
-      (sym?.kind === 'relation' && sym.api === cur.api && sym.entity === cur.entity.name && sym.relation === r.name),
+/** The fields and nests a projection keeps of rows of `entity`; undefined after a diagnostic. */
+export function projectRows(
+  st: ResolveState,
+  api: string,
+  entity: Entity,
+  projection: Projection,
+  depth: number,
+  afterWrite = false,
+): { projection: string[]; nest: PlanNest[] } | undefined {
+  const fields = entity.fields.map((f) => f.name);
+  const proj: string[] = [];
+  const nest: PlanNest[] = [];
+  let ok = true;
+  for (const f of projection.fields) {
+    const item = projection.nested?.find((n) => n.name === f);
+    if (fields.includes(f.text)) {
+      if (item) ok = fieldWithExtras(st, f, item) && ok;
+      else if (!proj.includes(f.text)) proj.push(f.text);
+      continue;
+    }
+    const rel = relationNamed(st, api, entity, f.text);
+    if (!rel) {
+      ok =
+        st.fail(
+          'projection_unknown_field',
+          f.span,
+          `${api}:${entity.name} has no field \`${quote(f.text)}\``,
+          st.suggest(() =>
+            suggestHint(f.text, [...fields, ...entity.relations.map((r) => r.name)], listOf('fields or relations')),
+          ),
+        ) ?? false;
+      continue;
+    }
+    if (proj.includes(rel)) {
+      ok = st.fail('duplicate_argument', f.span, `\`${rel}\` is nested twice`, 'keep one of the two') ?? false;
+      continue;
+    }
+    if (afterWrite || depth >= MAX_NEST_DEPTH) {
+      ok =
+        st.fail(
+          'syntax_error',
+          f.span,
+          afterWrite
+            ? `\`${rel}\` cannot be nested in the answer of a write`
+            : `nests go at most ${MAX_NEST_DEPTH} levels deep`,
+          afterWrite
+            ? 'bind the write, then read the row and its relation on the next line: x = m1(...) then e1(x.id)[id, rel[..]]'
+            : 'follow the deeper relation on its own line',
+        ) ?? false;
+      continue;
+    }
+    const n = resolveNest(st, api, entity, rel, item ?? { name: f, span: f.span }, depth);
+    if (!n) {
+      ok = false;
+      continue;
+    }
+    proj.push(rel);
+    nest.push(n);
+  }
+  return ok ? { projection: proj, nest } : undefined;
+}
+
+/** A field written with arguments or a projection (`name(x=1)`, `name[a]`). */
+function fieldWithExtras(st: ResolveState, f: Name, item: NestedItem): boolean {
+  return (
+    st.fail(
+      'syntax_error',
+      item.span,
+      `\`${quote(f.text)}\` is a field: it takes no ${item.args ? 'arguments' : 'projection'}`,
+      `write just \`${f.text}\`; [..] after a name nests a relation`,
+    ) ?? false
   );
-  if (!rel) return undefined;
-  const last = chain.members[chain.members.length - 1] ?? chain.head;
-  const follow = `${sourceOf(st.lines.text, { start: chain.head.span.start, end: last.span.end })}.${name}`;
-  const ids = Object.values(rel.bind).filter((f) => f !== cur.entity.id_field && f !== name);
-  const keep = ids.length ? `, or keep its id field \`${ids[0]}\`` : '';
-  return `\`${name}\` is a relation, not a field: follow it on its own line${showable(follow) ? `: ${follow}` : ''}${keep}`;
+}
+
+/** The relation of `entity` written as `name`: its wire name or its r# symbol. */
+function relationNamed(st: ResolveState, api: string, entity: Entity, name: string): string | undefined {
+  const sym = st.opts.symbols?.lookup(name);
+  if (sym?.kind === 'relation' && sym.api === api && sym.entity === entity.name) return sym.relation;
+  if (sym) return undefined;
+  return entity.relations.find((r) => r.name === name)?.name;
+}
+
+/** The nest for relation `relName` of `entity` (depth: how many nests it sits in), or undefined after a diagnostic. */
+export function resolveNest(
+  st: ResolveState,
+  api: string,
+  entity: Entity,
+  relName: string,
+  item: NestedItem,
+  depth: number,
+): PlanNest | undefined {
+  const rel = entity.relations.find((r) => r.name === relName)!;
+  const cap = st.opts.registry.capability(api, rel.capability)!;
+  const target = st.opts.registry.entity(api, rel.target)!;
+  // The related call takes its bound parameters from the row: a placeholder step id stands for it.
+  const row = '_row';
+  const pre: Record<string, PlanArg> = {};
+  for (const [param, field] of Object.entries(rel.bind)) pre[param] = { ref: { step: row, field } };
+  const call = { name: item.name, ...(item.args ? { args: item.args } : {}), span: item.span };
+  const shape = buildStep(st, api, target, cap, call, item.args ?? [], pre);
+  if (!shape) return undefined;
+  const step = shape.step;
+  st.pop();
+  const args: Record<string, NestArg> = {};
+  for (const [k, v] of Object.entries(step.args)) args[k] = 'lit' in v ? { lit: v.lit } : { field: v.ref.field };
+  const nest: PlanNest = {
+    relation: rel.name,
+    entity: target.name,
+    capability: cap.name,
+    card: rel.cardinality,
+    args,
+    max: st.maxFanout,
+  };
+  if (step.limit !== undefined) nest.limit = step.limit;
+  if (step.sort) nest.sort = step.sort;
+  if (item.projection) {
+    const inner = projectRows(st, api, target, item.projection, depth + 1);
+    if (!inner) return undefined;
+    nest.projection = inner.projection;
+    if (inner.nest.length) nest.nest = inner.nest;
+  }
+  return nest;
 }

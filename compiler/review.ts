@@ -6,7 +6,7 @@
 import type { Capability } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 import { DEFAULT_MAX_VENDOR_CALLS } from './limits.js';
-import type { FlowWarning, Plan, PlanArg, PlanStep, Review } from './plan.js';
+import type { FlowWarning, Plan, PlanArg, PlanNest, PlanStep, Review } from './plan.js';
 
 /** A list step asking for more rows than this is an unbounded list. */
 export const REVIEW_MAX_ROWS = 1000;
@@ -28,6 +28,7 @@ export function reviewPlan(plan: Plan, registry: Registry, maxCalls: number = DE
     if (rows > REVIEW_MAX_ROWS) warnings.add('unbounded_list');
     if (s.fanout && (rowsOf.get(s.fanout.from) ?? Infinity) > REVIEW_MAX_FANOUT_ROWS) warnings.add('large_fanout');
     calls += callsOf(s, cap, rowsOf);
+    for (const n of s.nest ?? []) calls += nestCalls(n, rows, registry, s.api, warnings);
   }
   const bounded = Number.isSafeInteger(calls);
   if (!bounded || calls > maxCalls) warnings.add('over_call_budget');
@@ -58,11 +59,41 @@ function callsOf(s: PlanStep, cap: Capability | undefined, rowsOf: Map<string, n
   return pages * Math.min(rowsOf.get(s.fanout.from) ?? Infinity, s.fanout.max);
 }
 
+/** Upper bound of the vendor calls of a nest over `parentRows` rows (one call per distinct key, at most `max`). */
+function nestCalls(
+  n: PlanNest,
+  parentRows: number,
+  registry: Registry,
+  api: string,
+  warnings: Set<FlowWarning>,
+): number {
+  const cap = registry.capability(api, n.capability);
+  if (parentRows > REVIEW_MAX_FANOUT_ROWS) warnings.add('large_fanout');
+  const per = n.card === 'one' ? 1 : (n.limit ?? cap?.http.pagination?.page_size ?? Infinity);
+  const pg = cap?.returns === 'rows' ? cap.http.pagination : undefined;
+  const pages = pg && n.limit !== undefined ? Math.ceil(n.limit / Math.max(1, Math.min(pg.max_page_size, n.limit))) : 1;
+  const fanned = Math.min(parentRows, n.max);
+  let calls = pages * fanned;
+  for (const d of n.nest ?? []) calls += nestCalls(d, per * fanned, registry, api, warnings);
+  return calls;
+}
+
 /** Upper bound of the rows a step yields: 1 for a row, the limit or one page for lists. */
 function maxRows(s: PlanStep, cap: Capability | undefined, rowsOf: Map<string, number>): number {
   const per =
     cap?.returns === 'rows' ? (s.limit ?? cap.http.pagination?.page_size ?? Infinity) : cap?.returns === 'none' ? 0 : 1;
   return s.fanout ? per * (rowsOf.get(s.fanout.from) ?? 1) : per;
+}
+
+/** `+ customer: getCustomer(id=.customerId) [name] once per distinct row (at most 50)` */
+function describeNest(n: PlanNest): string {
+  const args = Object.entries(n.args)
+    .map(([k, v]) => `${k}=${'lit' in v ? JSON.stringify(v.lit) : `.${v.field}`}`)
+    .join(', ');
+  const inner = (n.nest ?? []).map((d) => ` ${describeNest(d)}`).join('');
+  const proj = n.projection ? ` [${n.projection.join(',')}]` : '';
+  const limit = `${n.limit ? ` limit ${n.limit}` : ''}${n.sort ? ` sort ${n.sort.field} ${n.sort.order}` : ''}`;
+  return `+ ${n.relation}: ${n.capability}(${args})${limit}${proj} once per distinct row (at most ${n.max})${inner}`;
 }
 
 function arg(v: PlanArg): string {
@@ -84,8 +115,10 @@ function describeSteps(plan: Plan): string[] {
       .join(', ');
     const parts = [`${s.id} ${s.effect === 'write' ? 'WRITE' : 'read'} ${s.api}:${s.entity} ${s.capability}(${args})`];
     if (s.limit) parts.push(`limit ${s.limit}`);
+    if (s.sort) parts.push(`sort ${s.sort.field} ${s.sort.order}`);
     if (s.fanout) parts.push(`once per row of ${s.fanout.from} (at most ${s.fanout.max})`);
     if (s.projection) parts.push(`[${s.projection.join(',')}]`);
+    for (const n of s.nest ?? []) parts.push(describeNest(n));
     const bound = boundTo.get(s.id);
     if (bound) parts.push(`as ${bound.join(', ')}`);
     if (returned.has(s.id)) parts.push('-> returned');

@@ -80,20 +80,15 @@ function projectionDot(s: SyntaxSite, dot: IToken, prev: IToken, next: IToken | 
     return `\`[..]\` in the teaching table stands for the fields you want: name them, e.g. [name], or leave the projection out to get every field${showable(fix) ? `: ${fix}` : ''}`;
   }
   if (prev.tokenType !== T.Identifier || next?.tokenType !== T.Identifier) return undefined;
-  const own = s.toks.filter(
-    (t, i) =>
-      t.tokenType === T.Identifier &&
-      t.startOffset > lb.startOffset &&
-      t.startOffset < prev.startOffset &&
-      s.toks[i + 1]?.tokenType !== T.Dot &&
-      s.toks[i - 1]?.tokenType !== T.Dot,
-  );
   const rel = prev.image;
-  const follow = `${head}.${rel}[${next.image}]`;
-  const bound = `x = ${head}${own.length ? `[${own.map((t) => t.image).join(',')}]` : ''}`;
-  const words = `a projection names fields of this row; follow the relation for the fields of \`${rel}\``;
-  if (!showable(follow + bound)) return `${words}: x = ...[..] then x.${rel}[${next.image}]`;
-  return `${words}: ${follow}, or keep both: ${bound} then, on the next line, x.${rel}[${next.image}]`;
+  const close = s.toks.find((t) => t.tokenType === T.RBracket && t.startOffset > dot.startOffset);
+  const words = `a projection names fields of this row; nest the relation for the fields of \`${rel}\``;
+  // `[title, author.name]` -> `[title, author[name]]`: each row keeps its related row's fields.
+  const nested = close
+    ? `${head}${s.text.slice(lb.startOffset, tokenEnd(close)).replace(/\b([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)/g, '$1[$2]')}`
+    : '';
+  if (!showable(nested)) return `${words}: ...[${rel}[${next.image}]]`;
+  return `${words}: ${nested}`;
 }
 
 /** `e1(...)[name].beers`: the projection comes last. */

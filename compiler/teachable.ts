@@ -1,13 +1,15 @@
 /**
  * Teachability: every capability of a catalog must be reachable by a generated example program
- * that compiles to a plan using that very capability. Packing and loading run this check (the
- * CLI and server pass it to `pack` as an extra check, keeping `pack/` free of compiler imports).
+ * that compiles to a plan using that very capability, and a list that sorts must compile with
+ * `sort=`/`order=` to a plan that sorts. Packing and loading run this check (the CLI and server
+ * pass it to `pack` as an extra check, keeping `pack/` free of compiler imports).
  */
 import { svcError } from '../common/errors.js';
-import type { Cgs } from '../pack/cgs.js';
+import type { Capability, Cgs } from '../pack/cgs.js';
 import type { Located } from '../pack/check.js';
 import { Registry } from '../pack/registry.js';
 import { compileProgram } from './compile.js';
+import { exampleSortField } from './resolve-sort.js';
 import { SymbolTable } from './symbols.js';
 import { exampleProgram } from './teaching.js';
 
@@ -57,6 +59,9 @@ export function teachabilityCheck(cgs: Cgs): Located[] {
       });
     } else if (r.kind === 'plan') {
       const last = r.plan.steps[r.plan.steps.length - 1]!;
+      const sorting =
+        last.capability === cap.name ? sortingProblem(cgs.entry_id, program, cap, registry, symbols) : undefined;
+      if (sorting) out.push({ at: `${at}/http/sort`, error: sorting });
       if (last.capability !== cap.name) {
         out.push({
           at,
@@ -72,4 +77,18 @@ export function teachabilityCheck(cgs: Cgs): Located[] {
     }
   });
   return out;
+}
+
+/** A list that sorts must take `sort=`/`order=` as its order (not as parameters of its own). */
+function sortingProblem(api: string, program: string, cap: Capability, registry: Registry, symbols: SymbolTable) {
+  const s = cap.returns === 'rows' ? cap.http.sort : undefined;
+  if (!s || !program.endsWith(')')) return undefined;
+  const field = exampleSortField(registry.entity(api, cap.entity), s.fields);
+  const sorted = `${program.slice(0, -1)}${program.endsWith('()') ? '' : ', '}sort="${field}", order="desc")`;
+  const r = compileProgram(sorted, { registry, symbols });
+  const last = r.kind === 'plan' ? r.plan.steps[r.plan.steps.length - 1] : undefined;
+  if (last?.capability === cap.name && last.sort?.field === field && last.sort.order === 'desc') return undefined;
+  return svcError('not_teachable', `the sorted example \`${sorted}\` for \`${cap.name}\` does not sort`, {
+    hint: 'a parameter named sort or order takes those arguments: rename it, or remove `sort:` from the mapping',
+  });
 }

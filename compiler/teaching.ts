@@ -28,7 +28,7 @@ export function cell(s: string): string {
 export function teachingRules(): string {
   return [
     '# svc programs: one statement per line; the rows of each bare expression are returned.',
-    '#   e1(field=value, ...)[f1,f2]   list rows: named filters, strings in "double quotes", [..] = fields to keep; limit=N asks for more than one page',
+    '#   e1(field=value, ...)[f1,f2]   list rows: named filters, strings in "double quotes", [..] = fields to keep (r1[f] there nests each row\'s related rows); limit=N asks for more than one page; sort="field", order="desc" orders a list marked sort:',
     '#   e1("<id>")   one row by id;   e1("<id>").<relation>[..]   follow a relation;   e1("<id>").m2(field=value)   act on that row',
     '#   m1(name=value, ...)   invoke a capability with named arguments (wire names; never p# or s#)',
     '#   text over several lines: body=<<EOT, newline, the text, then a line holding EOT (the close may be glued before ) , or })',
@@ -110,6 +110,8 @@ function entityRow(sym: string, api: string, entity: Entity, registry: Registry)
       parts.push(
         `list${req.length ? ` (required: ${req.map(paramText).join(', ')})` : ''}${page ? ` ${page}/page` : ''}`,
       );
+    const sort = sortText(reads.query, entity);
+    if (sort) parts.push(sort);
     // Filters named and typed like a field are taught by the field list; only the others are spelt out.
     const odd = reads.query.params.filter((p) => !req.includes(p) && !sameAsField(p, entity));
     if (odd.length) parts.push(`filters: ${odd.map(paramText).join(', ')}`);
@@ -131,6 +133,13 @@ function entityRow(sym: string, api: string, entity: Entity, registry: Registry)
     );
   parts.push(`fields: ${entity.fields.map((f) => fieldText(f, entity)).join(', ')}`);
   return { sym, form, meaning: parts.join(' | ') };
+}
+
+/** `sort: any field` (every field of the entity) or `sort: createdAt, priority`, for a list that sorts. */
+function sortText(cap: Capability, entity: Entity): string | undefined {
+  const s = cap.returns === 'rows' ? cap.http.sort : undefined;
+  if (!s) return undefined;
+  return `sort: ${s.fields.length === entity.fields.length ? 'any field' : s.fields.join(', ')}`;
 }
 
 function sameAsField(p: ParamDef, entity: Entity): boolean {
@@ -161,6 +170,9 @@ function capabilityRow(
   ];
   if (req.length) parts.push(`required: ${req.map(paramText).join(', ')}`);
   if (opt.length) parts.push(`optional: ${opt.map(paramText).join(', ')}`);
+  const entity = registry.entity(api, cap.entity);
+  const sort = entity && sortText(cap, entity);
+  if (sort) parts.push(sort);
   if (WRITE_KINDS.has(cap.kind)) parts.push('write: needs review');
   return { sym, form, meaning: parts.join(' | ') };
 }

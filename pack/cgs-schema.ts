@@ -2,12 +2,20 @@
  * JSON Schema (draft-07) of the CGS interchange artifact. The loader validates every decoded CGS
  * against it before the semantic checks; it is also written to `schemas/cgs.schema.json`.
  */
-import { AUTH_SCHEMES, CAPABILITY_KINDS, HTTP_METHODS, SCALAR_TYPES, SVC_CATALOG_FORMAT_VERSION } from './cgs.js';
+import {
+  AUTH_SCHEMES,
+  CAPABILITY_KINDS,
+  HTTP_METHODS,
+  SCALAR_TYPES,
+  SORT_ORDERS,
+  SVC_CATALOG_FORMAT_VERSION,
+} from './cgs.js';
 
 const name = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
 const str = { type: 'string' };
 const envName = { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' };
 const templateMap = { type: 'object', additionalProperties: str };
+const nonEmpty = { type: 'string', minLength: 1 };
 
 const typeProps = {
   type: { enum: [...SCALAR_TYPES, 'enum', 'ref', 'array', 'object'] },
@@ -126,6 +134,25 @@ export const cgsSchema = {
                   next_cursor: str,
                 },
                 required: ['style', 'page_size', 'max_page_size'],
+                additionalProperties: false,
+              },
+              sort: {
+                type: 'object',
+                properties: {
+                  fields: { type: 'array', items: name },
+                  param: nonEmpty,
+                  order_param: nonEmpty,
+                  asc: nonEmpty,
+                  desc: nonEmpty,
+                  desc_prefix: nonEmpty,
+                  default: {
+                    type: 'object',
+                    properties: { field: name, order: { enum: [...SORT_ORDERS] } },
+                    required: ['field', 'order'],
+                    additionalProperties: false,
+                  },
+                },
+                required: ['fields', 'param'],
                 additionalProperties: false,
               },
               response: {

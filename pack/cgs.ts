@@ -104,6 +104,26 @@ export interface ResponseMapping {
   total?: { header: string } | { path: string };
 }
 
+/** A direction of a sorted list. */
+export type SortOrder = 'asc' | 'desc';
+export const SORT_ORDERS: readonly SortOrder[] = ['asc', 'desc'];
+
+interface SortCommon {
+  /** Entity fields the vendor sorts the list by (wire names). */
+  fields: string[];
+  /** Query parameter taking the field name. */
+  param: string;
+  /** Order the vendor is asked for when the program names none (one of `fields`). */
+  default?: { field: string; order: SortOrder };
+}
+/**
+ * How a list sorts. Either the direction is a query parameter of its own (`order_param`, with the
+ * values meaning ascending and descending: json-server's `_sort=createdAt&_order=desc`), or a
+ * prefix of the field name marks descending (`sort=-createdAt`); the bare name is ascending.
+ */
+export type SortMapping =
+  (SortCommon & { order_param: string; asc: string; desc: string }) | (SortCommon & { desc_prefix: string });
+
 export interface HttpMapping {
   method: HttpMethod;
   /** Path template relative to the backend URL, e.g. `/breweries/{id}`. */
@@ -114,6 +134,8 @@ export interface HttpMapping {
   /** How an array value is written into the query: `repeat` (a=1&a=2) or `comma` (a=1,2). */
   array_style: 'repeat' | 'comma';
   pagination?: Pagination;
+  /** Set when the list sorts: the fields and the query keys asking for an order. */
+  sort?: SortMapping;
   response: ResponseMapping;
 }
 

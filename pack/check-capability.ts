@@ -7,6 +7,7 @@ import type { Capability, Cgs, Entity, FieldDef, ParamDef, TypeSpec } from './cg
 import { SCALAR_TYPES } from './cgs.js';
 import { duplicates, type Fail, type Index, type KnownEntity, type Poisoned } from './check-context.js';
 import { checkMapping } from './check-mapping.js';
+import { checkSort } from './check-sort.js';
 import { checkType, valueFits } from './check-type.js';
 import { isPoisoned } from './normalize.js';
 
@@ -36,7 +37,10 @@ export function checkCapability(
   c.params.forEach((p, i) => checkParam(c, p, entity, `${at}/params/${i}`, knownEntity, fail));
   const droppedParam = (n: string) => isPoisoned(poisoned, 'capabilities', c.name, 'params', n);
   checkKind(c, at, fail);
-  if (!isPoisoned(poisoned, 'mappings', c.name)) checkMapping(c, at, droppedParam, fail);
+  if (!isPoisoned(poisoned, 'mappings', c.name)) {
+    checkMapping(c, at, droppedParam, fail);
+    checkSort(c, entity, at, fail);
+  }
 }
 
 function checkParam(

@@ -7,6 +7,7 @@ import type { Capability, CapabilityKind, Entity, JsonValue, ParamDef, Returns, 
 import { normalizeTypeSpec } from './normalize-entity.js';
 import { isObj, type NormalizeContext, type Obj, text } from './normalize-context.js';
 import { normalizeMapping, type RawMapping } from './normalize-mapping.js';
+import { normalizeSort } from './normalize-sort.js';
 import { isPoisoned } from './prune-invalid.js';
 import type { KeyPath, SourceData } from './source.js';
 
@@ -36,6 +37,8 @@ export function normalizeCapability(
   };
   if (mapping) {
     cap.http = normalizeMapping(cx, mapping.raw, cap, mapping.src, ['mappings', name], `${at}/http`);
+    const sort = normalizeSort(cx, mapping.raw, entity, mapping.src, ['mappings', name], `${at}/http`);
+    if (sort) cap.http.sort = sort;
   } else if (!isPoisoned(cx.poisoned, 'mappings', name)) {
     cx.poisoned.add(`mappings:${name}`);
     cx.fail(

@@ -9,7 +9,15 @@
  * TypeBox's union of literals; maps keyed by names carry `propertyNames` (a bad name is told as such).
  */
 import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AUTH_SCHEMES, CAPABILITY_KINDS, HTTP_METHODS, PAGINATION_STYLES, SCALAR_TYPES, TYPE_NAMES } from './cgs.js';
+import {
+  AUTH_SCHEMES,
+  CAPABILITY_KINDS,
+  HTTP_METHODS,
+  PAGINATION_STYLES,
+  SCALAR_TYPES,
+  SORT_ORDERS,
+  TYPE_NAMES,
+} from './cgs.js';
 
 export const SOURCE_SCHEMA_ID = 'https://svc.invalid/schemas/catalog-source.schema.json';
 const TYPE_REF = '#/definitions/typeOrShorthand';
@@ -103,6 +111,33 @@ const Pagination = Type.Object(
   { additionalProperties: false },
 );
 
+const QueryKey = (description: string) => Type.String({ minLength: 1, description });
+const Sort = Type.Object(
+  {
+    param: QueryKey('Query parameter taking the field to sort by, e.g. `_sort`.'),
+    order_param: Type.Optional(QueryKey('Query parameter taking the direction, e.g. `_order`.')),
+    asc: Type.Optional(QueryKey('Value of order_param for ascending; default "asc".')),
+    desc: Type.Optional(QueryKey('Value of order_param for descending; default "desc".')),
+    desc_prefix: Type.Optional(QueryKey('Prefix of the field name meaning descending, e.g. "-" (sort=-createdAt).')),
+    fields: Type.Optional(
+      Type.Array(Name, {
+        uniqueItems: true,
+        description: 'Fields the list sorts by; default every field that is not an array or object.',
+      }),
+    ),
+    default: Type.Optional(
+      Type.Object(
+        { field: Name, order: Type.Optional(OneOf(SORT_ORDERS)) },
+        { additionalProperties: false, description: 'Order asked for when the program gives no sort=.' },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'The list sorts: the program writes sort="field", order="desc". Give order_param or desc_prefix.',
+  },
+);
+
 const Response = Type.Object(
   {
     path: Type.Optional(
@@ -137,6 +172,7 @@ const Mapping = Type.Union(
         ),
         array_style: Type.Optional(OneOf(['repeat', 'comma'])),
         pagination: Type.Optional(Pagination),
+        sort: Type.Optional(Sort),
         response: Type.Optional(Response),
       },
       { additionalProperties: false },

@@ -10,13 +10,17 @@ import { RunAbort } from './call.js';
 import { project, type Row } from './decode.js';
 import { budgetOf, callContext, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
 import { fetchRows, type Fetched, type PageState } from './fetch-rows.js';
+import { limiter } from './limiter.js';
+import { attachNests } from './nest.js';
+
+type Continued = { rows: Row[]; total?: number; page?: PageState; error?: SvcError };
 
 /** Continue a paginated result: fetch the next page described by `state`. */
 export async function continuePage(
   state: PageState,
   registry: Registry,
   opts: ExecuteOptions = {},
-): Promise<{ rows: Row[]; total?: number; page?: PageState; error?: SvcError }> {
+): Promise<Continued> {
   const entry = registry.get(state.api);
   const cap = registry.capability(state.api, state.capability);
   if (!entry || !cap || entry.cgs_hash !== state.cgs_hash) {
@@ -31,15 +35,7 @@ export async function continuePage(
   const env = opts.env ?? process.env;
   const missing = checkSecrets(entry.entry_id, entry.cgs.auth, env);
   if (missing) return { rows: [], error: missing };
-  if (state.buffer?.length) {
-    // Rows the vendor sent beyond the program's limit come first; the vendor cursor is unchanged.
-    const { buffer, ...rest } = state;
-    const out: { rows: Row[]; total?: number; page?: PageState } = { rows: project(buffer, state.projection) };
-    if (state.total !== undefined) out.total = state.total;
-    if (!state.last) out.page = { ...rest, fetched: state.fetched + buffer.length };
-    return out;
-  }
-  if (state.last) return { rows: [] };
+  if (state.last && !state.buffer?.length) return { rows: [] };
   const ctx = callContext(opts, env);
   const controller = new AbortController();
   const timer = setTimeout(
@@ -49,23 +45,54 @@ export async function continuePage(
   const onCancel = () => controller.abort(new RunAbort('cancelled'));
   if (opts.signal?.aborted) onCancel();
   opts.signal?.addEventListener('abort', onCancel, { once: true });
+  const budget = budgetOf(opts);
+  /** Attach the nested relations to `out.rows` (in place), then project them. */
+  const withNests = async (out: Continued): Promise<Continued> => {
+    if (state.nest?.length) {
+      const n = await attachNests(
+        {
+          ctx,
+          registry,
+          entry: (api) => registry.get(api),
+          api: state.api,
+          limit: limiter(RUNTIME_DEFAULTS.concurrency),
+          signal: controller.signal,
+          ...(budget ? { budget } : {}),
+        },
+        out.rows,
+        state.nest,
+      );
+      if (n.error) return { rows: [], error: n.error };
+    }
+    return { ...out, rows: project(out.rows, state.projection) };
+  };
   let f: Fetched;
   try {
-    const budget = budgetOf(opts);
+    if (state.buffer?.length) {
+      // Rows the vendor sent beyond the program's limit come first; the vendor cursor is unchanged.
+      const { buffer, ...rest } = state;
+      const out: Continued = { rows: buffer };
+      if (state.total !== undefined) out.total = state.total;
+      if (!state.last) out.page = { ...rest, fetched: state.fetched + buffer.length };
+      return await withNests(out);
+    }
     f = await fetchRows(ctx, entry, entity, cap, state.values, {
       from: state.cursor,
       size: state.size,
       fetchedBefore: state.fetched,
+      ...(state.sort ? { sort: state.sort } : {}),
       signal: controller.signal,
       ...(budget ? { budget } : {}),
     });
+    if (!f.error && state.nest?.length) {
+      const n = await withNests({ rows: f.rows });
+      if (n.error) f.error = n.error;
+    }
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onCancel);
   }
-  const out: { rows: Row[]; total?: number; page?: PageState; error?: SvcError } = {
-    rows: project(f.rows, state.projection),
-  };
+  const out: Continued = { rows: project(f.rows, state.projection) };
   if (f.error) out.error = f.error;
   const total = f.total ?? state.total;
   if (total !== undefined) out.total = total;

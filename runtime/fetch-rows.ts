@@ -3,12 +3,13 @@
  * continuation (`PageState`) when more pages exist. The vendor cursor stays inside the state.
  */
 import { svcError, type SvcError } from '../common/errors.js';
+import type { PlanNest, PlanSort } from '../compiler/plan.js';
 import type { Capability, Entity } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { callVendor, type CallContext } from './call.js';
 import { decodeResponse, shapeRows, type Row } from './decode.js';
 import { nextPage, pageQuery, pageSize, type PageCursor } from './paginate.js';
-import { buildRequest, type Values } from './request.js';
+import { buildRequest, sortQuery, type Values } from './request.js';
 
 /** Everything needed to fetch the next page later; the server keeps it behind a `pgN` handle. */
 export interface PageState {
@@ -17,6 +18,10 @@ export interface PageState {
   capability: string;
   values: Values;
   projection?: string[];
+  /** Relations attached to each row of every page (a nested projection). */
+  nest?: PlanNest[];
+  /** The order the step asked for, sent again with every page (absent in handles of unsorted steps). */
+  sort?: PlanSort;
   cursor: PageCursor;
   size: number;
   /** Rows fetched so far across pages. */
@@ -63,6 +68,8 @@ export interface FetchOptions {
   onPage?: (rows: number, pages: number, calls: number) => void;
   /** When set, no request is sent once it is used up: the fetch ends with `call_budget_exceeded`. */
   budget?: CallBudget;
+  /** The order asked of a list that sorts; absent = the mapping's default order, if any. */
+  sort?: PlanSort;
 }
 
 const INVALID_LINK = 'invalid:';
@@ -73,6 +80,15 @@ function withoutQueryKey(url: string, entry: RegistryEntry): string {
   if (url === INVALID_LINK || auth.scheme !== 'api_key' || auth.in !== 'query') return url;
   const u = new URL(url);
   u.searchParams.delete(auth.name);
+  return u.toString();
+}
+
+/** `url` with the query keys `q` set (unchanged when it holds them already). */
+function withKeys(url: string, q: Record<string, string>): string {
+  const u = new URL(url);
+  const missing = Object.entries(q).filter(([k, v]) => u.searchParams.get(k) !== v);
+  if (missing.length === 0) return url;
+  for (const [k, v] of missing) u.searchParams.set(k, v);
   return u.toString();
 }
 
@@ -109,8 +125,12 @@ export async function fetchRows(
   let at: PageCursor = opts.from ?? {};
   let seen = opts.fetchedBefore ?? 0;
   const size = pg ? (opts.size ?? pageSize(pg, opts.limit)) : 0;
+  // Every page asks for the same order (a vendor's next link may leave it out).
+  const sorted = sortQuery(cap, opts.sort);
   for (;;) {
-    const req = buildRequest(entry.base_url, cap, values, pg && !at.url ? { query: pageQuery(pg, size, at) } : {});
+    const req = buildRequest(entry.base_url, cap, values, {
+      query: pg && !at.url ? { ...sorted, ...pageQuery(pg, size, at) } : sorted,
+    });
     if (at.url) {
       if (at.url === INVALID_LINK || new URL(at.url).origin !== new URL(entry.base_url).origin) {
         out.error = svcError(
@@ -120,7 +140,7 @@ export async function fetchRows(
         );
         return out;
       }
-      req.url = at.url;
+      req.url = withKeys(at.url, sorted);
     }
     const sentUrl = req.url;
     if (opts.budget) {

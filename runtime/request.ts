@@ -1,8 +1,9 @@
 /**
  * Building vendor requests from CGS mappings (pure). Path parameters are URL-encoded, absent
- * optional parameters are omitted, arrays follow the mapping's `array_style`, bodies are JSON.
+ * optional parameters are omitted, arrays follow the mapping's `array_style`, bodies are JSON,
+ * and a list that sorts gets the query keys of the order asked for.
  */
-import type { Capability, JsonValue } from '../pack/cgs.js';
+import type { Capability, JsonValue, SortOrder } from '../pack/cgs.js';
 import { parseTemplate } from '../pack/template.js';
 import type { HttpRequest } from './http-client.js';
 
@@ -74,6 +75,20 @@ export function renderQuery(cap: Capability, values: Values, extra: Record<strin
   }
   for (const [k, v] of Object.entries(extra)) q.set(k, v);
   return q.toString();
+}
+
+/**
+ * The query keys asking a list for an order: `sort` (a plan step's), else the mapping's default
+ * order; `{}` when the list does not sort or no order is asked.
+ * @example sortQuery(listTickets, { field: 'createdAt', order: 'desc' }) // { _sort: 'createdAt', _order: 'desc' }
+ */
+export function sortQuery(cap: Capability, sort?: { field: string; order: SortOrder }): Record<string, string> {
+  const s = cap.http.sort;
+  const want = sort ?? s?.default;
+  if (!s || !want) return {};
+  const desc = want.order === 'desc';
+  if ('desc_prefix' in s) return { [s.param]: desc ? `${s.desc_prefix}${want.field}` : want.field };
+  return { [s.param]: want.field, [s.order_param]: desc ? s.desc : s.asc };
 }
 
 /** The full request for one vendor call. `baseUrl` has no trailing slash. */

@@ -16,6 +16,7 @@ import type { Values } from './request.js';
 import type { ReturnedRows, RunResult, StepResult } from './run-result.js';
 import { valueSets } from './value-sets.js';
 import { doneLine } from './done-line.js';
+import { attachNests, type NestContext } from './nest.js';
 
 /** One execution of a checked plan (`executePlan` builds it after its checks); `execute()` answers the RunResult. */
 export class Run {
@@ -158,6 +159,7 @@ export class Run {
           if (error) return;
           const f = await fetchRows(this.ctx, entry, entity, cap, values, {
             ...(s.limit !== undefined ? { limit: s.limit } : {}),
+            ...(s.sort ? { sort: s.sort } : {}),
             ...(this.budget ? { budget: this.budget } : {}),
             signal: this.controller.signal,
             onPage: (n, p, c) =>
@@ -187,6 +189,12 @@ export class Run {
       ),
     );
     const rows = parts.flat();
+    if (!error && s.nest?.length) {
+      const n = await attachNests(this.nestContext(s), rows, s.nest);
+      pages += n.pages;
+      callCount += n.calls;
+      error = n.error;
+    }
     const status: StepPhase = error ? (error.code === 'cancelled' ? 'cancelled' : 'failed') : 'done';
     this.record(s, {
       status,
@@ -199,6 +207,18 @@ export class Run {
       ...(page ? { page } : {}),
       ...(status === 'done' && cap.returns === 'none' ? { done: doneLine(s.api, cap, calls.sets) } : {}),
     });
+  }
+
+  private nestContext(s: PlanStep): NestContext {
+    return {
+      ctx: this.ctx,
+      registry: this.registry,
+      entry: (api) => this.entries.get(api),
+      api: s.api,
+      limit: this.limit,
+      signal: this.controller.signal,
+      ...(this.budget ? { budget: this.budget } : {}),
+    };
   }
 
   private finish(): RunResult {
@@ -256,6 +276,8 @@ function pageState(s: PlanStep, values: Values, f: Fetched): PageState {
   };
   if (f.total !== undefined) state.total = f.total;
   if (s.projection) state.projection = s.projection;
+  if (s.nest) state.nest = s.nest;
+  if (s.sort) state.sort = s.sort;
   if (f.leftover?.length) state.buffer = f.leftover;
   if (!f.next) state.last = true;
   return state;

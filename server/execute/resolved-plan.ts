@@ -1,7 +1,7 @@
 /**
  * Resolved-plan execute: a plan IR compiled by a client. The server never sees symbols; it checks
  * the shape (JSON Schema), the catalog pins against what it holds, and every step against the
- * catalog (capability, entity, kind, effect, arguments and their types, dependencies), so a
+ * catalog (capability, entity, kind, effect, arguments and their types, sort, dependencies), so a
  * tampered plan cannot dodge the review gate. Pure.
  */
 import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
@@ -12,6 +12,7 @@ import { planCommitId, type Plan, type Review } from '../../compiler/plan.js';
 import { reviewPlan } from '../../compiler/review.js';
 import { validatePlanShape } from '../../compiler/validate-plan.js';
 import { DEFAULT_MAX_FANOUT, DEFAULT_MAX_LIMIT } from '../../compiler/resolve.js';
+import { checkNests, projectable } from './resolved-nest.js';
 
 /** The media type of a resolved-plan request. */
 export const RESOLVED_PLAN_TYPE = 'application/vnd.svc.resolved-plan+json';
@@ -102,11 +103,21 @@ export function checkResolvedPlan(data: unknown, registry: Registry): Plan {
         `asks for ${st.limit} rows; the limit is ${DEFAULT_MAX_LIMIT}`,
         'compile the program again with a smaller limit=',
       );
+    if (st.sort && !(cap.returns === 'rows' && cap.http.sort?.fields.includes(st.sort.field)))
+      bad(
+        i,
+        cap.returns === 'rows' && cap.http.sort
+          ? `\`${st.capability}\` does not sort by \`${st.sort.field}\``
+          : `\`${st.capability}\` does not sort`,
+        'compile the program again',
+      );
+    const entity = registry.entity(st.api, st.entity);
     if (st.projection) {
-      const fields = registry.entity(st.api, st.entity)?.fields.map((f) => f.name) ?? [];
-      const unknown = st.projection.filter((f) => !fields.includes(f));
+      const names = projectable(entity, st.nest);
+      const unknown = st.projection.filter((f) => !names.includes(f));
       if (unknown.length) bad(i, `projects unknown fields ${unknown.join(', ')}`, 'compile the program again');
     }
+    if (st.nest) checkNests(registry, st.api, entity, st.nest, (m) => bad(i, m, 'compile the program again'));
   }
   const ids = new Set(plan.steps.map((x) => x.id));
   for (const r of [...plan.return, ...Object.values(plan.bind)])

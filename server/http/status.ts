@@ -69,6 +69,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   wrong_type: 400,
   enum_value_not_allowed: 400,
   projection_unknown_field: 400,
+  not_sortable: 400,
+  unsortable_field: 400,
   write_in_read_position: 400,
   not_on_row: 400,
   unknown_binding: 400,

@@ -207,8 +207,10 @@ t.test('the first brewery wave with its rules stays within its token budget', as
     registry,
     table,
   );
-  // 2,802 characters (rules + newline + wave) before relations were taught by wire name.
-  t.ok(teachingRules().length + 1 + w1.length <= 2802, `rules ${teachingRules().length} + wave ${w1.length}`);
+  // 2,802 characters (rules + newline + wave) before relations were taught by wire name; 2,784 after.
+  // Nested projections added 45 to the rules; sorting 54 to the rules and 18 to each of the three
+  // rows of a list that sorts (`| sort: any field`).
+  t.ok(teachingRules().length + 1 + w1.length <= 2937, `rules ${teachingRules().length} + wave ${w1.length}`);
 });
 
 t.test('docs/teaching.md shows the waves the renderer produces today', async (t) => {

@@ -281,6 +281,12 @@ t.test('a tampered plan is refused with a code and sends nothing', async (t) => 
   tamper('an unknown projected field', read, 'bad_arguments', /projects unknown fields colour/, (p) => {
     p.steps[0]!.projection = ['id', 'colour'];
   });
+  tamper('a sort by a field the list does not sort by', read, 'bad_arguments', /does not sort by `colour`/, (p) => {
+    p.steps[0]!.sort = { field: 'colour', order: 'desc' };
+  });
+  tamper('a sort on a write', write, 'bad_arguments', /`createBrewery` does not sort/, (p) => {
+    p.steps[0]!.sort = { field: 'name', order: 'asc' };
+  });
   tamper('steps renumbered', read, 'bad_arguments', /numbered n1, n2/, (p) => {
     p.steps[0]!.id = 'n2';
     p.return = ['n2'];
@@ -448,6 +454,16 @@ t.test('a plan failing the JSON Schema: 400 bad_arguments with the path', async 
       })(),
       '/steps/0/limit',
       />= 1|minimum|at least/,
+    ],
+    [
+      'a sort order other than asc or desc',
+      (() => {
+        const p = copy(plan);
+        p.steps[0]!.sort = { field: 'name', order: 'sideways' as 'asc' };
+        return p;
+      })(),
+      '/steps/0/sort/order',
+      /asc|allowed/,
     ],
     ['a plan that is a string', 'e2[name]', '/', /expected object/],
   ];
