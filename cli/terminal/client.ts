@@ -32,6 +32,8 @@ export interface HttpAnswer {
   json: JsonObject | undefined;
   /** Whether the request carried the profile's API key (unset: not known). */
   sentKey?: boolean;
+  /** The `svc-run-id` and `svc-commit-id` headers of a run (a clean read's TOON or plain body leaves them out). */
+  ids?: { run_id?: string; commit_id?: string };
 }
 
 export interface RequestInit {
@@ -85,7 +87,10 @@ export class ServerClient {
         json = undefined;
       }
     }
-    return { status: res.statusCode ?? 0, contentType, text, json, sentKey: !!this.profile.api_key };
+    const runId = header(res, 'svc-run-id');
+    const commitId = header(res, 'svc-commit-id');
+    const ids = { ...(runId ? { run_id: runId } : {}), ...(commitId ? { commit_id: commitId } : {}) };
+    return { status: res.statusCode ?? 0, contentType, text, json, sentKey: !!this.profile.api_key, ids };
   }
 
   /** A JSON route: the body on 2xx; auth failures exit 3; other failures exit `failExit` (default 1). */

@@ -33,10 +33,11 @@ export type AcceptName = keyof typeof ACCEPT;
  */
 export function answerMeta(a: HttpAnswer, accept: AcceptName): JsonObject {
   const doc = answerJson(a);
-  if (doc !== undefined) return objectOf(objectOf(objectOf(Array.isArray(doc) ? doc.at(-1) : doc)._meta).svc);
+  if (doc !== undefined)
+    return { ...a.ids, ...objectOf(objectOf(objectOf(Array.isArray(doc) ? doc.at(-1) : doc)._meta).svc) };
   const format = formatOf(a.contentType) ?? accept;
-  if (format === 'json' || format === 'ndjson') return {};
-  const out: JsonObject = {};
+  if (format === 'json' || format === 'ndjson') return { ...a.ids };
+  const out: JsonObject = { ...a.ids };
   const re = format === 'plain' ? /^# ([a-z_]+): (.*)$/gm : /^ {4}([a-z_]+): (.*)$/gm;
   const from = format === 'plain' ? a.text : a.text.slice(a.text.lastIndexOf('_meta:'));
   for (const m of from.matchAll(re)) out[m[1]!] = metaValue(m[2]!);
@@ -68,6 +69,15 @@ export async function record(
   writeFileSync(join(dir, 'program.svc'), text.endsWith('\n') ? text : text + '\n');
   writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan, null, 2) + '\n');
   writeFileSync(join(dir, 'body.txt'), answer.text);
+  const runId = svcMeta.run_id;
+  const art =
+    kind === 'run' && typeof runId === 'string' && /^pr[0-9a-f]{64}$/.test(runId)
+      ? await client.request(`${base}/artifacts/${runId}`)
+      : undefined;
+  const j = art?.status === 200 ? art.json : undefined;
+  // A clean read's TOON or plain body leaves its status out; the stored run has it.
+  const meta =
+    j && svcMeta.status === undefined && typeof j.status === 'string' ? { ...svcMeta, status: j.status } : svcMeta;
   // The answer as JSON where the format carries it losslessly; a plain answer keeps `meta` only.
   const body = answerJson(answer);
   writeFileSync(
@@ -77,32 +87,27 @@ export async function record(
         http_status: answer.status,
         content_type: answer.contentType,
         accept,
-        meta: svcMeta,
+        meta,
         ...(body !== undefined ? { body } : {}),
       },
       null,
       2,
     ) + '\n',
   );
-  const runId = svcMeta.run_id;
-  if (kind === 'run' && typeof runId === 'string' && /^pr[0-9a-f]{64}$/.test(runId)) {
-    const art = await client.request(`${base}/artifacts/${runId}`);
-    if (art.status === 200 && art.json) {
-      writeFileSync(join(dir, 'artifact.json'), JSON.stringify(art.json, null, 2) + '\n');
-      const j = art.json;
-      writeFileSync(
-        join(dir, 'artifact.txt'),
-        [
-          `run_id: ${runId}`,
-          `status: ${field(j.status)}`,
-          `plan_commit_id: ${field(j.plan_commit_id)}`,
-          `started_at: ${field(j.started_at)}`,
-          `elapsed_ms: ${field(j.elapsed_ms)}`,
-          `steps: ${Array.isArray(j.steps) ? j.steps.length : 0}`,
-          '',
-        ].join('\n'),
-      );
-    }
+  if (j) {
+    writeFileSync(join(dir, 'artifact.json'), JSON.stringify(j, null, 2) + '\n');
+    writeFileSync(
+      join(dir, 'artifact.txt'),
+      [
+        `run_id: ${String(runId)}`,
+        `status: ${field(j.status)}`,
+        `plan_commit_id: ${field(j.plan_commit_id)}`,
+        `started_at: ${field(j.started_at)}`,
+        `elapsed_ms: ${field(j.elapsed_ms)}`,
+        `steps: ${Array.isArray(j.steps) ? j.steps.length : 0}`,
+        '',
+      ].join('\n'),
+    );
   }
   return dir;
 }

@@ -83,15 +83,21 @@ export async function finishRun(
   return { run_id, blocks, ...(warning ? { warning } : {}) };
 }
 
-/** The answer of an awaited live run: its blocks, errors, the storage warning, and `_meta.svc`. */
+/**
+ * The answer of an awaited live run: its blocks, errors, the storage warning, and `_meta.svc`.
+ * `reads`: the plan has no write step (then a run without errors or warnings is a clean read).
+ */
 export function liveOutcome(
   commit_id: string,
   run: RunResult,
   done: { run_id?: string; blocks: ResultBlock[]; warning?: SvcError },
+  reads = false,
 ): Outcome {
   const { run_id, blocks, warning } = done;
+  const clean = reads && run.status === 'succeeded' && !run.errors.length && !warning;
   return {
     kind: 'result',
+    ...(clean ? { clean: true } : {}),
     results: blocks,
     errors: run.errors,
     ...(warning ? { warnings: [warning] } : {}),

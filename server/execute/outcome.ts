@@ -51,6 +51,12 @@ export interface Outcome {
   /** A short text line for the reader (a notice, a dry-run summary, a teaching table). */
   text?: string;
   meta: SvcMeta;
+  /**
+   * A live run of reads only that succeeded without errors or warnings: its audit fields
+   * (`commit_id`, `run_id`, `mode`, `status`) are for logs and the stored run, not for the reader,
+   * so a compact surface may leave them out.
+   */
+  clean?: boolean;
   /** Extra top-level fields (session creation: prompt_hash, session, ...). */
   extra?: Record<string, unknown>;
 }

@@ -101,5 +101,5 @@ export async function continuePageHandle(s: SessionState, c: ContinuationStmt, d
   const block: ResultBlock = { entity, rows };
   if (r.total !== undefined) block.total = r.total;
   if (next) block.next = next;
-  return { kind: 'result', results: [block], errors: [], meta: { mode: 'live' } };
+  return { kind: 'result', clean: true, results: [block], errors: [], meta: { mode: 'live' } };
 }

@@ -225,7 +225,8 @@ export class ExecuteService {
       signal,
       ...(req.onProgress ? { onProgress: req.onProgress } : {}),
     });
-    return liveOutcome(commit_id, run, await this.finish(s, plan, commit_id, run, startedAt, program));
+    const reads = plan.steps.every((x) => x.effect === 'read');
+    return liveOutcome(commit_id, run, await this.finish(s, plan, commit_id, run, startedAt, program), reads);
   }
 
   /** A run's signal: the caller's, and shutdown. */

@@ -42,8 +42,11 @@ function blockJson(b: ResultBlock): Record<string, unknown> {
   return o;
 }
 
-/** The JSON object form (also what TOON encodes). */
-export function outcomeObject(o: Outcome): Record<string, unknown> {
+/**
+ * The JSON object form (also what TOON encodes). `compact`: a clean read leaves `_meta` out (its
+ * run and commit ids travel in the `svc-run-id` and `svc-commit-id` headers).
+ */
+export function outcomeObject(o: Outcome, compact = false): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (o.extra) Object.assign(body, o.extra);
   const last = o.results[o.results.length - 1];
@@ -52,7 +55,7 @@ export function outcomeObject(o: Outcome): Record<string, unknown> {
   if (o.text && !o.extra) body.text = o.text;
   if (o.errors.length) body.errors = boundErrors(o.errors).map(errorJson);
   if (o.warnings?.length) body.warnings = boundErrors(o.warnings).map(errorJson);
-  body._meta = { svc: o.meta };
+  if (!(compact && o.clean)) body._meta = { svc: o.meta };
   return body;
 }
 
@@ -61,7 +64,7 @@ export function render(o: Outcome, format: Format, source?: string): string {
     case 'json':
       return JSON.stringify(outcomeObject(o)) + '\n';
     case 'toon':
-      return toon(outcomeObject(o)) + '\n';
+      return toon(outcomeObject(o, true)) + '\n';
     case 'ndjson':
       return ndjson(o);
     case 'plain':
@@ -93,11 +96,50 @@ function cellText(v: unknown): string {
   return s.replace(/[\t\r\n]+/g, ' ');
 }
 
-/** Rows as an aligned text table (columns = keys in first-seen order). */
-export function table(rows: Array<Record<string, unknown>>): string {
-  if (rows.length === 0) return '(no rows)';
-  const seen = new Set<string>();
+/**
+ * A row with its nested relations as columns: `{customer: {name}}` gives `customer.name`, a list
+ * of related rows `{comments: [{id: 1}, {id: 4}]}` gives `comments.id` = `[1,4]`.
+ */
+export function flatRow(
+  row: Record<string, unknown>,
+  prefix = '',
+  out: Record<string, unknown> = {},
+): Record<string, unknown> {
+  for (const [k, v] of Object.entries(row)) {
+    const key = prefix + k;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) flatRow(v as Record<string, unknown>, `${key}.`, out);
+    else if (Array.isArray(v) && v.length && v.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x))) {
+      const cols = new Map<string, unknown[]>();
+      for (const x of v)
+        for (const [ck, cv] of Object.entries(flatRow(x as Record<string, unknown>))) {
+          const list = cols.get(ck) ?? [];
+          list.push(cv);
+          cols.set(ck, list);
+        }
+      for (const [ck, list] of cols) out[`${key}.${ck}`] = list;
+    } else out[key] = v;
+  }
+  return out;
+}
+
+/** Rows as an aligned text table (columns = keys in first-seen order; nested relations as dotted columns). */
+export function table(nested: Array<Record<string, unknown>>): string {
+  if (nested.length === 0) return '(no rows)';
+  const rows = nested.map((r) => flatRow(r));
+  let seen = new Set<string>();
   for (const r of rows) for (const k of Object.keys(r)) seen.add(k);
+  // A row whose related list is empty (`reviews: []`) gets empty lists in the columns other rows have.
+  const emptied = [...seen].filter((k) => [...seen].some((c) => c.startsWith(`${k}.`)));
+  if (emptied.length) {
+    for (const r of rows)
+      for (const k of emptied) {
+        if (!Array.isArray(r[k])) continue;
+        for (const c of seen) if (c.startsWith(`${k}.`)) r[c] = [];
+        delete r[k];
+      }
+    const drop = new Set(emptied);
+    seen = new Set([...seen].filter((k) => !drop.has(k)));
+  }
   const cols = [...seen];
   const cells = rows.map((r) => cols.map((c) => cellText(r[c])));
   // A loop, not Math.max(...cells): hundreds of thousands of rows would overflow the call stack.
@@ -144,7 +186,7 @@ function plain(o: Outcome, source?: string): string {
   const extra = Object.entries(o.extra ?? {}).filter(
     ([k, v]) => v !== undefined && !PLAIN_TEXT_KEYS.has(k) && !(k in o.meta),
   );
-  const meta = [...extra, ...Object.entries(o.meta).filter(([, v]) => v !== undefined)];
+  const meta = o.clean ? [] : [...extra, ...Object.entries(o.meta).filter(([, v]) => v !== undefined)];
   if (meta.length)
     out.push(
       meta

@@ -81,7 +81,15 @@ export function sendProblem(res: ServerResponse, status: number, type: string, p
 /** An execute answer in the negotiated format. */
 export function sendOutcome(res: ServerResponse, o: Outcome, format: Format, source?: string): void {
   const worded = o.errors.length ? { ...o, errors: httpHints(o.errors) } : o;
-  send(res, outcomeStatus(o), CONTENT_TYPES[format], render(worded, format, source));
+  send(res, outcomeStatus(o), CONTENT_TYPES[format], render(worded, format, source), idHeaders(o));
+}
+
+/** `svc-run-id` and `svc-commit-id` of a run, in every format (TOON and plain leave them out of a clean read's body). */
+function idHeaders(o: Outcome): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (typeof o.meta.run_id === 'string') h['svc-run-id'] = o.meta.run_id;
+  if (typeof o.meta.commit_id === 'string') h['svc-commit-id'] = o.meta.commit_id;
+  return h;
 }
 
 export function sendFormattedErrors(

@@ -560,7 +560,7 @@ t.test('compile errors come back with code, position and hint, status 400', asyn
     ],
     ['e1(citty="Berlin")', 'unknown_argument', 1, 4, /did you mean `city`\?/],
     ['e1[name]\ne1(kind="nano")', 'enum_value_not_allowed', 2, 9, /allowed: micro, brewpub, regional, large/],
-    ['e1(city="Berlin")[name,phone]', 'projection_unknown_field', 1, 24, /fields: `id`, `name`/],
+    ['e1(city="Berlin")[name,phone]', 'projection_unknown_field', 1, 24, /fields or relations: `id`, `name`/],
     ['e1("b-1").r9', 'unknown_relation', 1, 11, /did you mean `r1`/],
     ['e2(available="yes")', 'wrong_type', 1, 14, /available=true/],
     ["e1(city='Berlin')", 'unexpected_character', 1, 9, /double quotes/],
@@ -708,6 +708,7 @@ t.test('one program in every format: TOON (default), plain, JSON, NDJSON carry t
             status: x.status,
             type: String(x.headers.get('content-type')),
             text: x.text,
+            commit: x.headers.get('svc-commit-id'),
           }));
     t.equal(a.status, 200);
     t.match(a.type, /^text\/toon/, `Accept ${accept ?? '(none)'}: TOON`);
@@ -715,8 +716,8 @@ t.test('one program in every format: TOON (default), plain, JSON, NDJSON carry t
     t.same(o.rows, rows, 'TOON decodes to the JSON rows');
     t.same([o.entity, o.count, o.total], ['brewery:Brewery', rows.length, v.total]);
     t.match(o.more, /^page\(pg\d+\)\[\.\.\]$/);
-    t.equal(o._meta.svc.commit_id, commit);
-    t.equal(o._meta.svc.status, 'succeeded');
+    t.notOk('_meta' in o, 'a clean read in TOON leaves _meta out');
+    if ('commit' in a) t.equal(a.commit, commit, 'the commit id travels in the svc-commit-id header');
   }
 
   const plain = await runProgram(BASE, path, program, '', { accept: 'text/plain' });
@@ -730,8 +731,9 @@ t.test('one program in every format: TOON (default), plain, JSON, NDJSON carry t
     'one aligned line per row',
   );
   t.match(lines[2 + rows.length], /^more: page\(pg\d+\)\[\.\.\]$/);
-  t.ok(lines.includes(`# commit_id: ${commit}`));
-  t.ok(lines.includes('# status: succeeded'));
+  t.equal(lines.length, 3 + rows.length, 'a clean read in plain text has no meta lines');
+  t.equal(plain.headers.get('svc-commit-id'), commit);
+  t.match(plain.headers.get('svc-run-id'), /^pr[0-9a-f]{64}$/);
 
   const nd = await runProgram(BASE, path, program, '', { accept: 'application/x-ndjson' });
   t.match(nd.headers.get('content-type'), /^application\/x-ndjson/);
