@@ -48,11 +48,11 @@ export const TASKS: Task[] = [
   {
     id: 'T2',
     title: `one row and its related rows: brewery ${TASK.brewery} (name, city) and its beers' names`,
+    // One statement: the brewery's fields and its beers nested in the row.
     svc: async (s) => {
       const b = s.sym('brewery:Brewery');
-      const r = await s.program(`${b}("${TASK.brewery}")[name,city]\n${b}("${TASK.brewery}").beers[name]`);
-      const row = rowsOf(r, 0)[0]!;
-      return { name: row.name, city: row.city, beers: sortedNames(rowsOf(r, 1)) } satisfies Row;
+      const row = rowsOf(await s.program(`${b}("${TASK.brewery}")[name,city,beers[name]]`))[0]!;
+      return { name: row.name, city: row.city, beers: sortedNames(row.beers as Row[]) } satisfies Row;
     },
     proxy: async (p) => {
       const b = await p.one('breweries', TASK.brewery, { _embed: 'beers' });
@@ -63,28 +63,15 @@ export const TASKS: Task[] = [
   {
     id: 'T3',
     title: `the ${TASK.newest} newest tickets, each with its customer's name and its number of comments`,
-    // svc's catalog has no sort: read every ticket's id and createdAt (pages of 20), pick the newest,
-    // then one program of 2 statements per ticket (its customer, its comments).
-    svc: async (s) => {
-      const t = s.sym('helpdesk:Ticket');
-      let block = SvcWay.blocks(await s.program(`${t}[id,createdAt]`))[0]!;
-      const all = [...block.rows];
-      while (block.more) {
-        block = SvcWay.blocks(await s.run(SvcWay.handle(block.more)))[0]!;
-        all.push(...block.rows);
-      }
-      const newest = all
-        .sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))
-        .slice(0, TASK.newest)
-        .map((r) => String(r.id));
-      const program = newest.flatMap((id) => [`${t}("${id}").customer[name]`, `${t}("${id}").comments[id]`]);
-      const blocks = SvcWay.blocks(await s.program(program.join('\n')));
-      return newest.map((id, i) => ({
-        id,
-        customer: String(blocks[2 * i]!.rows[0]!.name),
-        comments: blocks[2 * i + 1]!.count,
-      }));
-    },
+    // One statement: the list sorted by the vendor, each ticket with its customer and comments nested.
+    svc: async (s) =>
+      t3FromEmbedded(
+        rowsOf(
+          await s.program(
+            `${s.sym('helpdesk:Ticket')}(sort="createdAt", order="desc", limit=${TASK.newest})[id,customer[name],comments[id]]`,
+          ),
+        ),
+      ),
     proxy: async (p) =>
       t3FromEmbedded(
         await p.list('/tickets', {
