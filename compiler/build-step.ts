@@ -13,6 +13,7 @@ import type { Arg, Call } from './ast.js';
 import { MAX_PROGRAM_STATEMENTS } from './limits.js';
 import type { PlanArg, PlanStep } from './plan.js';
 import { resolveArg } from './resolve-arg.js';
+import { exampleLiteral } from './values.js';
 import { LIMIT_ARG } from './resolve-options.js';
 import { isSortArg, resolveSort, type SortArgs } from './resolve-sort.js';
 import type { ResolveState, Shape } from './resolve-state.js';
@@ -150,6 +151,19 @@ export function buildStep(
   ok &&= sorted.ok;
   // A catalog default is what an absent argument means: the plan says it, the vendor gets it.
   for (const p of cap.params) if (!seen.has(p.name) && p.default !== undefined) step.args[p.name] = { lit: p.default };
+  // A parameter that works only with others (`requires`): json-server ignores `_order` without `_sort`.
+  for (const a of args) {
+    const p = a.name && cap.params.find((x) => x.name === a.name!.text);
+    const absent = (p ? (p.requires ?? []) : []).filter((r) => !(r in step.args));
+    if (p && absent.length)
+      ok =
+        st.fail(
+          'missing_argument',
+          a.name!.span,
+          `\`${p.name}\` works only with ${absent.map((r) => `\`${r}\``).join(', ')}`,
+          `add ${absent.map((r) => `${r}=${exampleLiteral(cap.params.find((x) => x.name === r)!)}`).join(', ')}, or remove ${p.name}`,
+        ) ?? false;
+  }
   // A required parameter given under a misspelt name is reported once, as the misspelling.
   const missing = cap.params.filter(
     (p) => p.required && !seen.has(p.name) && !unknown.some((u) => nearest(u, [p.name]).length > 0),

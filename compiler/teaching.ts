@@ -94,7 +94,8 @@ function fieldText(f: FieldDef, entity: Entity): string {
 
 function paramText(p: ParamDef): string {
   const t = p.type === 'string' ? '' : p.type === 'enum' ? `=${describeType(p)}` : `:${describeType(p)}`;
-  return `${p.name}${t}${p.default !== undefined ? ` (default ${JSON.stringify(p.default)})` : ''}`;
+  const needs = p.requires ? ` (with ${p.requires.join(', ')})` : '';
+  return `${p.name}${t}${p.default !== undefined ? ` (default ${JSON.stringify(p.default)})` : ''}${needs}`;
 }
 
 function entityRow(sym: string, api: string, entity: Entity, registry: Registry): TeachingRow {

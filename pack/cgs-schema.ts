@@ -108,7 +108,14 @@ export const cgsSchema = {
             type: 'array',
             items: {
               type: 'object',
-              properties: { ...typeProps, name, description: str, required: { type: 'boolean' }, default: {} },
+              properties: {
+                ...typeProps,
+                name,
+                description: str,
+                required: { type: 'boolean' },
+                default: {},
+                requires: { type: 'array', items: name, minItems: 1, uniqueItems: true },
+              },
               required: ['name', 'type', 'description', 'required'],
               additionalProperties: false,
             },

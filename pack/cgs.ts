@@ -29,6 +29,8 @@ export type ParamDef = TypeSpec & {
   description: string;
   required: boolean;
   default?: JsonValue;
+  /** Parameters this one works only with (json-server ignores `_order` without `_sort`): a program giving it without them is a compile error. */
+  requires?: string[];
 };
 
 export interface Relation {

@@ -35,6 +35,7 @@ export function checkCapability(
   const names = c.params.map((p) => p.name);
   duplicates(names, `${at}/params`, `parameter of ${c.name}:`, fail);
   c.params.forEach((p, i) => checkParam(c, p, entity, `${at}/params/${i}`, knownEntity, fail));
+  c.params.forEach((p, i) => checkRequires(c, p, names, `${at}/params/${i}/requires`, fail));
   const droppedParam = (n: string) => isPoisoned(poisoned, 'capabilities', c.name, 'params', n);
   checkKind(c, at, fail);
   if (!isPoisoned(poisoned, 'mappings', c.name)) {
@@ -52,7 +53,7 @@ function checkParam(
   fail: Fail,
 ): void {
   // A type taken from the entity field of the same name is checked (and reported) at the field.
-  const { name: _n, description: _d, required: _r, default: _v, ...type } = p;
+  const { name: _n, description: _d, required: _r, default: _v, requires: _q, ...type } = p;
   const field = entity?.fields.find((f) => f.name === p.name);
   const inherited = field !== undefined && JSON.stringify(sortType(field)) === JSON.stringify(sortType(type));
   if (!inherited) checkType(p, at, `parameter \`${c.name}.${p.name}\``, knownEntity, fail);
@@ -83,6 +84,24 @@ function checkParam(
       `\`${c.name}.${p.name}\` is required and also has a default`,
       'a parameter with a default is optional: remove `required: true` or the default',
     );
+}
+
+/** `requires` names other parameters of the same capability. */
+function checkRequires(c: Capability, p: ParamDef, names: string[], at: string, fail: Fail): void {
+  for (const r of p.requires ?? []) {
+    if (r === p.name)
+      fail(at, 'unknown_parameter', `\`${c.name}.${p.name}\` requires itself`, `remove \`${r}\` from its requires`);
+    else if (!names.includes(r))
+      fail(
+        at,
+        'unknown_parameter',
+        `\`${c.name}.${p.name}\` requires \`${r}\`, which is not a parameter of \`${c.name}\``,
+        suggestHint(
+          r,
+          names.filter((n) => n !== p.name),
+        ),
+      );
+  }
 }
 
 function checkKind(c: Capability, at: string, fail: Fail): void {

@@ -101,6 +101,10 @@ function normalizeParams(
       p.default = s.default as JsonValue;
       cx.mark(`${pat}/default`, f, [...psrc, 'default']);
     }
+    if (Array.isArray(s.requires)) {
+      p.requires = s.requires.map(String);
+      cx.mark(`${pat}/requires`, f, [...psrc, 'requires']);
+    }
     return p;
   });
 }

@@ -3,7 +3,7 @@
  * (as a path of keys) and a hint. `anyOf` noise from shorthand alternatives is collapsed.
  */
 import type { ErrorObject } from 'ajv';
-import { suggestHint } from '../common/suggest.js';
+import { nearest, suggestHint } from '../common/suggest.js';
 
 export interface SchemaProblem {
   /** Keys from the document root to the offending node. */
@@ -79,7 +79,7 @@ function describe(e: ErrorObject): SchemaProblem {
         path: [...path, extra],
         atKey: true,
         message: `unknown key \`${extra}\``,
-        hint: suggestHint(extra, known),
+        hint: cutValueHint(extra, known) ?? suggestHint(extra, known),
       };
     }
     case 'required': {
@@ -153,4 +153,14 @@ function describePattern(pattern: string): string {
 /** `a string`, `an object`, `an integer or null`. */
 function withArticle(type: string): string {
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+/**
+ * `description: Full name, such as Ann Lee}` in a flow mapping: the unquoted comma ends the value
+ * and `such as Ann Lee` becomes a key. A key that is no name (spaces, punctuation) and near no
+ * known key is most likely such a remainder: say to quote the value.
+ */
+function cutValueHint(extra: string, known: string[]): string | undefined {
+  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(extra) || nearest(extra, known).length) return undefined;
+  return `\`${extra}\` looks like the rest of a value cut at a comma: inside {...} an unquoted comma ends the value; quote the value ("..., ${extra}") or write the mapping in block style`;
 }

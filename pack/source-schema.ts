@@ -79,6 +79,13 @@ const Param = Type.Union(
         field: Type.Optional(NameOf('Entity field whose type and description the parameter takes.')),
         required: Type.Optional(Type.Boolean()),
         default: Type.Optional(Type.Unknown()),
+        requires: Type.Optional(
+          Type.Array(NameOf('A parameter of the same capability.'), {
+            minItems: 1,
+            uniqueItems: true,
+            description: 'Parameters this one works only with; a program that gives it without them does not compile.',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -351,3 +351,25 @@ t.test('the parse runs with a plain copy of the environment and gives the real o
   parseSource({ file: 'x.yaml', text: 'a: 1\n' });
   t.equal(process.env, env, 'after a parse');
 });
+
+t.test('an unquoted comma inside {...} cuts a value: the hint says to quote it', async (t) => {
+  const [cat, domain] = shop();
+  const text = domain!.text.replace(
+    '{type: string, description: The name}',
+    '{type: string, description: The name, such as Pen}',
+  );
+  const r = compileSource([cat!, { ...domain!, text }]);
+  t.equal(r.cgs, undefined);
+  t.match(r.diagnostics, [
+    {
+      code: 'schema_violation',
+      message: 'unknown key `such as Pen`',
+      hint: /rest of a value cut at a comma.*quote the value \("\.\.\., such as Pen"\) or write the mapping in block style/,
+      span: { file: 'domain.yaml', line: 6 },
+    },
+  ]);
+  // A misspelt key keeps its did-you-mean hint.
+  const typo = domain!.text.replace('{type: string, description: The name}', '{type: string, descripton: The name}');
+  const r2 = compileSource([cat!, { ...domain!, text: typo }]);
+  t.match(r2.diagnostics[0]?.hint, /did you mean `description`/);
+});
