@@ -31,8 +31,10 @@ interface ChainCtx {
 interface CallCtx {
   Identifier?: IToken[];
   Qualified?: IToken[];
-  LParen?: IToken[];
-  RParen?: IToken[];
+  args?: CstNode[];
+}
+interface ArgsCtx {
+  RParen: IToken[];
   arg?: CstNode[];
 }
 interface ArgCtx {
@@ -46,9 +48,7 @@ interface ProjectionCtx {
 }
 interface ItemCtx {
   Identifier: IToken[];
-  LParen?: IToken[];
-  RParen?: IToken[];
-  arg?: CstNode[];
+  args?: CstNode[];
   projection?: CstNode[];
 }
 
@@ -173,9 +173,14 @@ class AstBuilder extends ValueBuilder {
 
   call(ctx: CallCtx, c: BuildContext): Call {
     const name = this.name(c, first(ctx.Identifier ?? ctx.Qualified));
-    if (!ctx.RParen) return { name, span: name.span };
-    const args = (ctx.arg ?? []).map((n) => this.visit(n, c) as Arg);
-    return { name, args, span: this.span(c, name.span.start, tokenEnd(first(ctx.RParen))) };
+    if (!ctx.args) return { name, span: name.span };
+    const { args, end } = this.visit(ctx.args, c) as { args: Arg[]; end: number };
+    return { name, args, span: this.span(c, name.span.start, end) };
+  }
+
+  /** The arguments between the parentheses, and the offset just past `)`. */
+  args(ctx: ArgsCtx, c: BuildContext): { args: Arg[]; end: number } {
+    return { args: (ctx.arg ?? []).map((n) => this.visit(n, c) as Arg), end: tokenEnd(first(ctx.RParen)) };
   }
 
   arg(ctx: ArgCtx, c: BuildContext): Arg {
@@ -199,9 +204,10 @@ class AstBuilder extends ValueBuilder {
   item(ctx: ItemCtx, c: BuildContext): NestedItem {
     const name = this.name(c, first(ctx.Identifier));
     const item: NestedItem = { name, span: name.span };
-    if (ctx.RParen) item.args = (ctx.arg ?? []).map((n) => this.visit(n, c) as Arg);
+    const a = ctx.args ? (this.visit(ctx.args, c) as { args: Arg[]; end: number }) : undefined;
+    if (a) item.args = a.args;
     if (ctx.projection) item.projection = this.visit(ctx.projection, c) as Projection;
-    const end = item.projection?.span.end ?? (ctx.RParen ? tokenEnd(first(ctx.RParen)) : name.span.end);
+    const end = item.projection?.span.end ?? a?.end ?? name.span.end;
     item.span = this.span(c, name.span.start, end);
     return item;
   }

@@ -82,21 +82,24 @@ export class StatementParser extends CstParser {
     this.OPTION(() => this.SUBRULE(this.projection));
   });
 
-  /** call = ( Identifier | Qualified ) [ "(" [ arg { "," arg } [ "," ] ] ")" ] */
+  /** call = ( Identifier | Qualified ) [ args ] */
   call = this.RULE('call', () => {
     this.OR([{ ALT: () => this.CONSUME(Identifier) }, { ALT: () => this.CONSUME(Qualified) }]);
+    this.OPTION(() => this.SUBRULE(this.args));
+  });
+
+  /** args = "(" [ arg { "," arg } [ "," ] ] ")" */
+  args = this.RULE('args', () => {
+    this.CONSUME(LParen);
     this.OPTION(() => {
-      this.CONSUME(LParen);
-      this.OPTION2(() => {
-        this.SUBRULE(this.arg);
-        this.MANY(() => {
-          this.CONSUME(Comma);
-          this.SUBRULE2(this.arg);
-        });
-        this.OPTION3(() => this.CONSUME2(Comma));
+      this.SUBRULE(this.arg);
+      this.MANY(() => {
+        this.CONSUME(Comma);
+        this.SUBRULE2(this.arg);
       });
-      this.CONSUME(RParen);
+      this.OPTION2(() => this.CONSUME2(Comma));
     });
+    this.CONSUME(RParen);
   });
 
   /** arg = Identifier "=" value | value */
@@ -202,22 +205,11 @@ export class StatementParser extends CstParser {
     this.CONSUME(RBracket);
   });
 
-  /** item = Identifier [ "(" [ arg { "," arg } [ "," ] ] ")" ] [ projection ]: a field, or a relation to nest */
+  /** item = Identifier [ args ] [ projection ]: a field, or a relation to nest */
   item = this.RULE('item', () => {
     this.CONSUME(Identifier);
-    this.OPTION(() => {
-      this.CONSUME(LParen);
-      this.OPTION2(() => {
-        this.SUBRULE(this.arg);
-        this.MANY(() => {
-          this.CONSUME(Comma);
-          this.SUBRULE2(this.arg);
-        });
-        this.OPTION3(() => this.CONSUME2(Comma));
-      });
-      this.CONSUME(RParen);
-    });
-    this.OPTION4(() => this.SUBRULE(this.projection));
+    this.OPTION(() => this.SUBRULE(this.args));
+    this.OPTION2(() => this.SUBRULE(this.projection));
   });
 }
 

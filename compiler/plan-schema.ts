@@ -8,6 +8,12 @@ export const MAX_NEST_DEPTH = 2;
 
 const stepId = { type: 'string', pattern: '^n[1-9][0-9]*$' };
 const name = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
+
+/** Arguments by name: each a literal, or the other form given (a step's field, a row's field). */
+function argsOf(other: Record<string, unknown>): Record<string, unknown> {
+  const lit = { type: 'object', properties: { lit: {} }, required: ['lit'], additionalProperties: false };
+  return { type: 'object', propertyNames: name, additionalProperties: { oneOf: [lit, other] } };
+}
 const sortSchema = {
   type: 'object',
   properties: { field: name, order: { enum: [...SORT_ORDERS] } },
@@ -24,16 +30,7 @@ function nests(depth: number): Record<string, unknown> {
       entity: name,
       capability: name,
       card: { enum: ['one', 'many'] },
-      args: {
-        type: 'object',
-        propertyNames: name,
-        additionalProperties: {
-          oneOf: [
-            { type: 'object', properties: { lit: {} }, required: ['lit'], additionalProperties: false },
-            { type: 'object', properties: { field: name }, required: ['field'], additionalProperties: false },
-          ],
-        },
-      },
+      args: argsOf({ type: 'object', properties: { field: name }, required: ['field'], additionalProperties: false }),
       projection: { type: 'array', items: name, uniqueItems: true },
       limit: { type: 'integer', minimum: 1 },
       sort: sortSchema,
@@ -68,28 +65,19 @@ export const planSchema = {
           cgs_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
           entity: name,
           capability: name,
-          args: {
+          args: argsOf({
             type: 'object',
-            propertyNames: name,
-            additionalProperties: {
-              oneOf: [
-                { type: 'object', properties: { lit: {} }, required: ['lit'], additionalProperties: false },
-                {
-                  type: 'object',
-                  properties: {
-                    ref: {
-                      type: 'object',
-                      properties: { step: stepId, field: name },
-                      required: ['step', 'field'],
-                      additionalProperties: false,
-                    },
-                  },
-                  required: ['ref'],
-                  additionalProperties: false,
-                },
-              ],
+            properties: {
+              ref: {
+                type: 'object',
+                properties: { step: stepId, field: name },
+                required: ['step', 'field'],
+                additionalProperties: false,
+              },
             },
-          },
+            required: ['ref'],
+            additionalProperties: false,
+          }),
           projection: { type: 'array', items: name, uniqueItems: true },
           depends_on: { type: 'array', items: stepId, uniqueItems: true },
           effect: { enum: ['read', 'write'] },

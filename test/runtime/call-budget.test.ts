@@ -7,33 +7,14 @@
 import t from 'tap';
 import { compileProgram } from '../../compiler/index.js';
 import { Registry } from '../../pack/index.js';
-import {
-  continuePage,
-  executePlan,
-  PooledHttpClient,
-  type HttpClient,
-  type HttpRequest,
-  type PageState,
-} from '../../runtime/index.js';
+import { continuePage, executePlan, PooledHttpClient, type PageState } from '../../runtime/index.js';
 import { startDemoVendor } from '../../cli/demo-vendor.js';
 import { fixtureRegistry, sessionSymbols } from '../_helpers/registry.js';
 import { faultRegistry, linkedPages, startFaultVendor } from '../_helpers/fault-vendor.js';
+import { recording } from '../_helpers/recording.js';
 
 const fixtures = await fixtureRegistry();
 const symbols = sessionSymbols(fixtures);
-
-/** A client that records every request it sends. */
-function recording(inner: HttpClient): HttpClient & { sent: HttpRequest[] } {
-  const sent: HttpRequest[] = [];
-  return {
-    sent,
-    request: (req, opts) => {
-      sent.push(req);
-      return inner.request(req, opts);
-    },
-    close: () => inner.close(),
-  };
-}
 
 const vendor = await startDemoVendor();
 const pool = new PooledHttpClient();

@@ -17,22 +17,10 @@ import {
 import { startDemoVendor, type DemoVendor } from '../../cli/demo-vendor.js';
 import { fixtureRegistry, sessionSymbols } from '../_helpers/registry.js';
 import { join } from 'node:path';
+import { recording } from '../_helpers/recording.js';
 
 type Row = Record<string, unknown>;
 type Tap = { teardown(fn: () => unknown): void };
-
-/** A client that records every request it sends (before sending it). */
-function recording(inner: HttpClient): HttpClient & { sent: HttpRequest[] } {
-  const sent: HttpRequest[] = [];
-  return {
-    sent,
-    request(req, opts) {
-      sent.push({ ...req, headers: { ...req.headers } });
-      return inner.request(req, opts);
-    },
-    close: () => inner.close(),
-  };
-}
 
 const fixtures = await fixtureRegistry();
 const symbols: SymbolTable = sessionSymbols(fixtures);

@@ -11,26 +11,14 @@ import {
   executePlan,
   PooledHttpClient,
   type ExecuteOptions,
-  type HttpClient,
   type HttpRequest,
   type RunResult,
 } from '../../runtime/index.js';
 import { startDemoVendor } from '../../cli/demo-vendor.js';
 import { fixtureRegistry, sessionSymbols } from '../_helpers/registry.js';
+import { recording } from '../_helpers/recording.js';
 
 type Row = Record<string, any>;
-
-function recording(inner: HttpClient): HttpClient & { sent: HttpRequest[] } {
-  const sent: HttpRequest[] = [];
-  return {
-    sent,
-    request(req, opts) {
-      sent.push({ ...req, headers: { ...req.headers } });
-      return inner.request(req, opts);
-    },
-    close: () => inner.close(),
-  };
-}
 
 const fixtures = await fixtureRegistry();
 const symbols = sessionSymbols(fixtures);

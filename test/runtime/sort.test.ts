@@ -9,7 +9,6 @@ import {
   continuePage,
   executePlan,
   PooledHttpClient,
-  type HttpClient,
   type HttpRequest,
   type PageState,
   type RunResult,
@@ -17,21 +16,9 @@ import {
 import { startDemoVendor, type DemoVendor } from '../../cli/demo-vendor.js';
 import { Registry } from '../../pack/index.js';
 import { fixtureRegistry, sessionSymbols } from '../_helpers/registry.js';
+import { recording } from '../_helpers/recording.js';
 
 type Row = Record<string, unknown>;
-
-/** A client that records every request it sends. */
-function recording(inner: HttpClient): HttpClient & { sent: HttpRequest[] } {
-  const sent: HttpRequest[] = [];
-  return {
-    sent,
-    request(req, opts) {
-      sent.push({ ...req, headers: { ...req.headers } });
-      return inner.request(req, opts);
-    },
-    close: () => inner.close(),
-  };
-}
 
 const fixtures = await fixtureRegistry();
 const symbols = sessionSymbols(fixtures); // e1 Brewery, e2 Beer, e3 Review, e4 helpdesk:Ticket
