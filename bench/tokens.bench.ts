@@ -16,6 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { Benchmark, BenchResult, Check, Metric } from './harness.js';
 import { startChild, type Child } from './processes.js';
+import { readMetrics, type Counted } from './tokens-read.js';
 
 export const benchmark: Benchmark = {
   name: 'tokens',
@@ -88,10 +89,6 @@ const textOf = (r: CallToolResult) =>
     .map((c) => c.text)
     .join('\n');
 
-interface Counted {
-  tokens: number;
-  chars: number;
-}
 const count = (s: string): Counted => ({ tokens: countTokens(s), chars: s.length });
 
 interface Wave {
@@ -208,8 +205,11 @@ async function run(): Promise<BenchResult> {
       unit: 'count',
       note: `tokens saved by one wave (${both.text.tokens}) over the two single-catalog waves (${sum}): the rules are sent once`,
     });
+    const read = await readMetrics(svc.url, count);
+    metrics.push(...read.metrics);
     const missing = waves.flatMap((w) => w.missing.map((m) => `${w.name}: ${m}`));
     const checks: Check[] = [
+      ...read.checks,
       {
         target: 'every wave teaches every seed (its api:Entity appears in the table)',
         pass: missing.length === 0,
