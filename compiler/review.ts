@@ -51,12 +51,22 @@ export function reviewPlan(plan: Plan, registry: Registry, maxCalls: number = DE
 
 /** Upper bound of the vendor calls of one step (see runtime/fetch-rows.ts): pages per call, times the fan-out. */
 function callsOf(s: PlanStep, cap: Capability | undefined, rowsOf: Map<string, number>): number {
-  const pg = cap?.returns === 'rows' ? cap.http.pagination : undefined;
-  // One page without `limit`; with it, pages of min(limit, max_page_size) rows until the limit.
-  const pages = pg && s.limit !== undefined ? Math.ceil(s.limit / Math.max(1, Math.min(pg.max_page_size, s.limit))) : 1;
+  const pages = pagesPerCall(cap, s.limit);
   if (!s.fanout) return pages;
   // More source rows than `fanout.max` fail the step before any call.
   return pages * Math.min(rowsOf.get(s.fanout.from) ?? Infinity, s.fanout.max);
+}
+
+/** Pages one call of `cap` fetches: one without `limit`; with it, pages of min(limit, max_page_size) rows until the limit. */
+function pagesPerCall(cap: Capability | undefined, limit: number | undefined): number {
+  const pg = cap?.returns === 'rows' ? cap.http.pagination : undefined;
+  return pg && limit !== undefined ? Math.ceil(limit / Math.max(1, Math.min(pg.max_page_size, limit))) : 1;
+}
+
+/** Rows one call of `cap` yields at most: 1 for a row, 0 for nothing, the limit or one page for a list. */
+function rowsPerCall(cap: Capability | undefined, limit: number | undefined): number {
+  if (cap?.returns === 'rows') return limit ?? cap.http.pagination?.page_size ?? Infinity;
+  return cap?.returns === 'none' ? 0 : 1;
 }
 
 /** Upper bound of the vendor calls of a nest over `parentRows` rows (one call per distinct key, at most `max`). */
@@ -69,19 +79,15 @@ function nestCalls(
 ): number {
   const cap = registry.capability(api, n.capability);
   if (parentRows > REVIEW_MAX_FANOUT_ROWS) warnings.add('large_fanout');
-  const per = n.card === 'one' ? 1 : (n.limit ?? cap?.http.pagination?.page_size ?? Infinity);
-  const pg = cap?.returns === 'rows' ? cap.http.pagination : undefined;
-  const pages = pg && n.limit !== undefined ? Math.ceil(n.limit / Math.max(1, Math.min(pg.max_page_size, n.limit))) : 1;
   const fanned = Math.min(parentRows, n.max);
-  let calls = pages * fanned;
-  for (const d of n.nest ?? []) calls += nestCalls(d, per * fanned, registry, api, warnings);
+  let calls = pagesPerCall(cap, n.limit) * fanned;
+  for (const d of n.nest ?? []) calls += nestCalls(d, rowsPerCall(cap, n.limit) * fanned, registry, api, warnings);
   return calls;
 }
 
 /** Upper bound of the rows a step yields: 1 for a row, the limit or one page for lists. */
 function maxRows(s: PlanStep, cap: Capability | undefined, rowsOf: Map<string, number>): number {
-  const per =
-    cap?.returns === 'rows' ? (s.limit ?? cap.http.pagination?.page_size ?? Infinity) : cap?.returns === 'none' ? 0 : 1;
+  const per = rowsPerCall(cap, s.limit);
   return s.fanout ? per * (rowsOf.get(s.fanout.from) ?? 1) : per;
 }
 

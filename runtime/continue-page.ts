@@ -46,35 +46,31 @@ export async function continuePage(
   if (opts.signal?.aborted) onCancel();
   opts.signal?.addEventListener('abort', onCancel, { once: true });
   const budget = budgetOf(opts);
-  /** Attach the nested relations to `out.rows` (in place), then project them. */
-  const withNests = async (out: Continued): Promise<Continued> => {
-    if (state.nest?.length) {
-      const n = await attachNests(
-        {
-          ctx,
-          registry,
-          entry: (api) => registry.get(api),
-          api: state.api,
-          limit: limiter(RUNTIME_DEFAULTS.concurrency),
-          signal: controller.signal,
-          ...(budget ? { budget } : {}),
-        },
-        out.rows,
-        state.nest,
-      );
-      if (n.error) return { rows: [], error: n.error };
-    }
-    return { ...out, rows: project(out.rows, state.projection) };
+  /** Attach the nested relations to `rows` (in place); the error of a nest that failed. */
+  const attach = async (rows: Row[]): Promise<SvcError | undefined> => {
+    if (!state.nest?.length) return undefined;
+    const nc = {
+      ctx,
+      registry,
+      entry: (api: string) => registry.get(api),
+      api: state.api,
+      limit: limiter(RUNTIME_DEFAULTS.concurrency),
+      signal: controller.signal,
+      ...(budget ? { budget } : {}),
+    };
+    return (await attachNests(nc, rows, state.nest)).error;
   };
   let f: Fetched;
   try {
     if (state.buffer?.length) {
       // Rows the vendor sent beyond the program's limit come first; the vendor cursor is unchanged.
       const { buffer, ...rest } = state;
-      const out: Continued = { rows: buffer };
+      const failed = await attach(buffer);
+      if (failed) return { rows: [], error: failed };
+      const out: Continued = { rows: project(buffer, state.projection) };
       if (state.total !== undefined) out.total = state.total;
       if (!state.last) out.page = { ...rest, fetched: state.fetched + buffer.length };
-      return await withNests(out);
+      return out;
     }
     f = await fetchRows(ctx, entry, entity, cap, state.values, {
       from: state.cursor,
@@ -84,9 +80,9 @@ export async function continuePage(
       signal: controller.signal,
       ...(budget ? { budget } : {}),
     });
-    if (!f.error && state.nest?.length) {
-      const n = await withNests({ rows: f.rows });
-      if (n.error) f.error = n.error;
+    if (!f.error) {
+      const failed = await attach(f.rows);
+      if (failed) f.error = failed;
     }
   } finally {
     clearTimeout(timer);
