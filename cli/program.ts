@@ -11,6 +11,7 @@ type Loader = () => Promise<Command>;
 /** name -> the command's module; the order is the order of `svc --help`. */
 const COMMANDS: Record<string, Loader> = {
   pack: async () => (await import('./commands/pack.js')).packCommand(),
+  import: async () => (await import('./commands/import.js')).importCommand(),
   catalogs: async () => (await import('./commands/catalogs.js')).catalogsCommand(),
   schemas: async () => (await import('./commands/schemas.js')).schemasCommand(),
   serve: async () => (await import('./commands/serve.js')).serveCommand(),

@@ -29,3 +29,5 @@ export type {
 } from './source-schema.js';
 export { cgsSchema } from './cgs-schema.js';
 export type { SourceText } from './source.js';
+export { importOpenApi, entryIdOf, readOpenApi, writeImport } from './import/index.js';
+export type { ImportOptions, ImportResult, PackFiles, ImportCatalog, ImportLog } from './import/index.js';

@@ -1,0 +1,116 @@
+/**
+ * The importer's model of a catalog: what `importOpenApi` derives from an OpenAPI document before
+ * it is written as YAML. Plain data; the order of every list is the order of the YAML files.
+ */
+
+/** A type as the authoring format writes it (see docs/authoring.md, Types). */
+export type ImportType =
+  | { type: 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'datetime'; description?: string }
+  | { type: 'enum'; values: (string | number)[]; description?: string }
+  | { type: 'ref'; entity: string; description?: string }
+  | { type: 'array'; items: ImportType; description?: string }
+  | { type: 'object'; description?: string };
+
+export interface ImportRelation {
+  name: string;
+  description: string;
+  target: string;
+  cardinality: 'one' | 'many';
+  capability: string;
+  bind: Record<string, string>;
+}
+
+export interface ImportEntity {
+  name: string;
+  description: string;
+  id: string;
+  fields: Map<string, ImportType>;
+  relations: ImportRelation[];
+  /** Where it came from, for the report: a component name or `inline: <path>`. */
+  source: string;
+}
+
+/** Where a parameter goes on the wire. */
+export type ParamIn = 'path' | 'query' | 'header' | 'body';
+
+export interface ImportParam {
+  name: string;
+  wire: string;
+  in: ParamIn;
+  type: ImportType;
+  required: boolean;
+  default?: unknown;
+}
+
+export interface ImportPagination {
+  style: 'page' | 'offset' | 'cursor' | 'link';
+  page_param?: string;
+  size_param?: string;
+  offset_param?: string;
+  cursor_param?: string;
+  next_cursor?: string;
+  first_page?: number;
+  page_size?: number;
+  max_page_size?: number;
+}
+
+export interface ImportSort {
+  param: string;
+  order_param: string;
+  asc: string;
+  desc: string;
+  fields: string[];
+}
+
+export type CapabilityKind = 'query' | 'get' | 'create' | 'update' | 'delete' | 'action';
+
+export interface ImportCapability {
+  name: string;
+  kind: CapabilityKind;
+  entity: string;
+  description: string;
+  returns: 'rows' | 'row' | 'none';
+  id_param?: string;
+  params: ImportParam[];
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path template with parameter names (`/breweries/{id}`). */
+  path: string;
+  pagination?: ImportPagination;
+  sort?: ImportSort;
+  response: { path: string; total?: { header: string } | { path: string } };
+  /** `METHOD /path (operationId)` of the source operation, for the report. */
+  origin: string;
+}
+
+export type ImportAuth =
+  | { scheme: 'none' }
+  | { scheme: 'api_key'; in: 'header' | 'query'; name: string; env: string }
+  | { scheme: 'bearer'; env: string }
+  | { scheme: 'basic'; username_env: string; password_env: string };
+
+export interface ImportCatalog {
+  entry_id: string;
+  label: string;
+  description: string;
+  base_url: string;
+  auth: ImportAuth;
+  entities: ImportEntity[];
+  capabilities: ImportCapability[];
+}
+
+/** Something the importer left out, and why. */
+export interface Skipped {
+  what: string;
+  why: string;
+}
+
+/** What a person should look at after importing. */
+export interface ReviewNote {
+  what: string;
+  note: string;
+}
+
+export interface ImportLog {
+  skipped: Skipped[];
+  review: ReviewNote[];
+}

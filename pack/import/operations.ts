@@ -1,0 +1,125 @@
+/**
+ * The operations of a dereferenced OpenAPI 3.x document, in document order: method, path,
+ * parameters (path-level merged with operation-level), the JSON request body and the schema and
+ * headers of the success response. `--include`/`--exclude` globs filter them here.
+ */
+import { isObj, type Schema } from './schema.js';
+
+export const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+export type Method = (typeof METHODS)[number];
+
+export interface OpParam {
+  name: string;
+  in: string;
+  required: boolean;
+  schema: Schema;
+  description?: string;
+}
+
+export interface Operation {
+  method: Method;
+  path: string;
+  operationId?: string;
+  tags: string[];
+  summary: string;
+  description: string;
+  params: OpParam[];
+  /** JSON request body schema, when the body is JSON. */
+  body?: { schema: Schema; required: boolean };
+  /** The request body is not JSON (form data, files). */
+  bodyNotJson?: { required: boolean; types: string[] };
+  /** Success response: its JSON schema (if any) and the names of its declared headers. */
+  response: { status: string; schema?: Schema; headers: string[] };
+  /** `GET /pets/{id} (getPet)` */
+  label: string;
+}
+
+const JSON_TYPE = /^application\/([\w.-]+\+)?json\b|^\*\/\*$/i;
+
+function jsonSchema(content: unknown): Schema | undefined {
+  if (!isObj(content)) return undefined;
+  const key = Object.keys(content).find((k) => JSON_TYPE.test(k));
+  const media = key ? (content[key] as Schema) : undefined;
+  return isObj(media) && isObj(media.schema) ? media.schema : undefined;
+}
+
+function params(list: unknown): OpParam[] {
+  if (!Array.isArray(list)) return [];
+  return list.filter(isObj).map((p) => ({
+    name: String(p.name),
+    in: String(p.in),
+    required: p.in === 'path' || p.required === true,
+    schema: isObj(p.schema) ? p.schema : isObj(p.content) ? (jsonSchema(p.content) ?? {}) : {},
+    ...(typeof p.description === 'string' ? { description: p.description } : {}),
+  }));
+}
+
+function successResponse(responses: unknown): Operation['response'] {
+  if (!isObj(responses)) return { status: '', headers: [] };
+  const codes = Object.keys(responses).sort();
+  const status = codes.find((c) => /^2\d\d$/.test(c)) ?? codes.find((c) => /^2XX$/i.test(c)) ?? '';
+  const r = status ? (responses[status] as Schema) : undefined;
+  const schema = isObj(r) ? jsonSchema(r.content) : undefined;
+  const headers = isObj(r) && isObj(r.headers) ? Object.keys(r.headers) : [];
+  return { status, ...(schema ? { schema } : {}), headers };
+}
+
+/** Every operation of `doc` (GET, POST, PUT, PATCH, DELETE), path-level parameters merged in. */
+export function collectOperations(doc: Schema): { ops: Operation[]; other: string[] } {
+  const ops: Operation[] = [];
+  const other: string[] = [];
+  for (const [path, item] of Object.entries(isObj(doc.paths) ? doc.paths : {})) {
+    if (!isObj(item)) continue;
+    const shared = params(item.parameters);
+    for (const m of ['head', 'options', 'trace']) if (isObj(item[m])) other.push(`${m.toUpperCase()} ${path}`);
+    for (const method of METHODS) {
+      const op: unknown = item[method];
+      if (!isObj(op)) continue;
+      const own = params(op.parameters);
+      const merged = [...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)), ...own];
+      const rb = isObj(op.requestBody) ? op.requestBody : undefined;
+      const bodySchema = rb ? jsonSchema(rb.content) : undefined;
+      const id = typeof op.operationId === 'string' ? op.operationId : undefined;
+      ops.push({
+        method,
+        path,
+        ...(id ? { operationId: id } : {}),
+        tags: Array.isArray(op.tags) ? op.tags.map(String) : [],
+        summary: typeof op.summary === 'string' ? op.summary : '',
+        description: typeof op.description === 'string' ? op.description : '',
+        params: merged,
+        ...(bodySchema ? { body: { schema: bodySchema, required: rb?.required === true } } : {}),
+        ...(rb && !bodySchema
+          ? { bodyNotJson: { required: rb.required === true, types: Object.keys(isObj(rb.content) ? rb.content : {}) } }
+          : {}),
+        response: successResponse(op.responses),
+        label: `${method.toUpperCase()} ${path}${id ? ` (${id})` : ''}`,
+      });
+    }
+  }
+  return { ops, other };
+}
+
+/** A glob over paths and operationIds: `*` within a segment, `**` across segments, `?` one character. */
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*' && glob[i + 1] === '*') {
+      re += '.*';
+      i++;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Keep operations matching an include glob (all when none given) and no exclude glob. */
+export function filterOperations(ops: Operation[], include: string[], exclude: string[]): Operation[] {
+  const inc = include.map(globToRegExp);
+  const exc = exclude.map(globToRegExp);
+  const hit = (res: RegExp[], op: Operation) =>
+    res.some((r) => r.test(op.path) || (op.operationId !== undefined && r.test(op.operationId)));
+  return ops.filter((op) => (inc.length === 0 || hit(inc, op)) && !hit(exc, op));
+}

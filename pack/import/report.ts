@@ -1,0 +1,63 @@
+/**
+ * `import-report.md`: what became what (entities and their source schemas, capabilities and their
+ * operations, relations), the environment variables of the auth block, what was skipped and why,
+ * and what a person should review. Deterministic like the YAML.
+ */
+import { authEnv } from './auth.js';
+import type { ImportCatalog, ImportLog } from './model.js';
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export interface ReportInput {
+  catalog: ImportCatalog;
+  log: ImportLog;
+  title: string;
+  openapi: string;
+  operations: number;
+}
+
+export function renderReport({ catalog: c, log, title, openapi, operations }: ReportInput): string {
+  const out: string[] = [];
+  const rel = c.entities.reduce((n, e) => n + e.relations.length, 0);
+  out.push(`# Import report: ${cell(title)}`, '');
+  out.push(
+    `Source: OpenAPI ${openapi}, ${operations} operations. Catalog \`${c.entry_id}\`: ${c.entities.length} entities, ` +
+      `${c.capabilities.length} capabilities, ${rel} relations; ${log.skipped.length} items skipped.`,
+    '',
+  );
+  out.push('## Auth', '');
+  const env = authEnv(c.auth);
+  out.push(
+    `Scheme \`${c.auth.scheme}\`.${env.length ? ` Set these environment variables where svc runs: ${env.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
+    '',
+  );
+  out.push(
+    `Backend: \`${c.base_url}\` (override per deployment with \`--backend\` or \`SVC_BACKEND_URL_<ENTRY_ID>\`).`,
+    '',
+  );
+  out.push('## Entities', '', '| entity | id field | fields | relations | from |', '|---|---|---|---|---|');
+  for (const e of c.entities)
+    out.push(
+      `| ${e.name} | ${e.id} | ${e.fields.size} | ${e.relations.map((r) => `${r.name} -> ${r.target}`).join(', ') || '-'} | ${cell(e.source)} |`,
+    );
+  out.push('', '## Capabilities', '', '| capability | kind | entity | operation |', '|---|---|---|---|');
+  for (const k of c.capabilities)
+    out.push(
+      `| ${k.name} | ${k.kind}${k.pagination ? ` (${k.pagination.style} paging)` : ''} | ${k.entity} | \`${cell(k.origin)}\` |`,
+    );
+  out.push('', '## Skipped', '');
+  if (log.skipped.length === 0) out.push('Nothing.');
+  else {
+    out.push('| what | why |', '|---|---|');
+    for (const s of log.skipped) out.push(`| \`${cell(s.what)}\` | ${cell(s.why)} |`);
+  }
+  out.push('', '## Review', '');
+  out.push(
+    '- Capability kinds: every create, update, delete and action needs review before it runs; check that each read-only operation became a query or get and nothing else.',
+    '- Descriptions are cut to one line from the document: they are what agents read.',
+    '- Entity ids come from the path parameter of each get; relations from nested paths and `<entity>Id` fields.',
+  );
+  for (const r of log.review) out.push(`- ${cell(r.what)}: ${cell(r.note)}`);
+  out.push('');
+  return out.join('\n');
+}

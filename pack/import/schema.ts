@@ -1,0 +1,113 @@
+/**
+ * Reading dereferenced JSON Schemas of an OpenAPI document: `allOf` merged, `oneOf`/`anyOf`
+ * unioned, 3.1 type lists and `nullable` reduced, and a schema turned into an authoring type.
+ */
+import type { ImportType } from './model.js';
+import { oneLine } from './names.js';
+
+/** A (dereferenced) schema object; OpenAPI documents are plain JSON. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON of the document, checked where read
+export type Schema = Record<string, any>;
+
+export const isObj = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The one non-null type of a schema (`type: [string, null]` -> string), if it names one. */
+export function typeOf(s: Schema): string | undefined {
+  const t: unknown = s.type;
+  if (typeof t === 'string') return t;
+  if (Array.isArray(t)) {
+    const real = t.filter((x) => x !== 'null');
+    return real.length === 1 ? (real[0] as string) : undefined;
+  }
+  if (isObj(s.properties)) return 'object';
+  if (isObj(s.items)) return 'array';
+  return undefined;
+}
+
+/** Properties and required names of an object schema, through allOf/oneOf/anyOf (depth-limited). */
+export function objectShape(s: Schema, depth = 0): { props: Map<string, Schema>; required: Set<string> } {
+  const props = new Map<string, Schema>();
+  const required = new Set<string>();
+  if (!isObj(s) || depth > 8) return { props, required };
+  for (const part of Array.isArray(s.allOf) ? s.allOf : []) {
+    const sub = objectShape(part as Schema, depth + 1);
+    for (const [k, v] of sub.props) if (!props.has(k)) props.set(k, v);
+    for (const r of sub.required) required.add(r);
+  }
+  for (const key of ['oneOf', 'anyOf']) {
+    for (const part of Array.isArray(s[key]) ? (s[key] as Schema[]) : []) {
+      const sub = objectShape(part, depth + 1);
+      for (const [k, v] of sub.props) if (!props.has(k)) props.set(k, v);
+    }
+  }
+  if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) if (isObj(v)) props.set(k, v);
+  if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') required.add(r);
+  return { props, required };
+}
+
+/** Whether a schema describes an object with named properties (a row). */
+export function isRowSchema(s: unknown): s is Schema {
+  return (
+    isObj(s) &&
+    (typeOf(s) === 'object' || s.allOf !== undefined || s.oneOf !== undefined || s.anyOf !== undefined) &&
+    objectShape(s).props.size > 0
+  );
+}
+
+/** The schema of a composed scalar (`allOf: [{$ref: Kind}]`, `oneOf` of one type) reduced to one. */
+function scalarOf(s: Schema, depth = 0): Schema {
+  if (depth > 4) return s;
+  for (const key of ['allOf', 'oneOf', 'anyOf']) {
+    const parts = Array.isArray(s[key]) ? (s[key] as Schema[]).filter((p) => isObj(p) && typeOf(p) !== 'null') : [];
+    if (parts.length === 1 && !isObj(s.properties)) return { ...scalarOf(parts[0]!, depth + 1), ...pick(s) };
+  }
+  return s;
+}
+
+const pick = (s: Schema) => (typeof s.description === 'string' ? { description: s.description } : {});
+
+/**
+ * The authoring type of a schema, or undefined when it has none safely (mixed unions, binary).
+ * Objects become `{type: object}` (a JSON value): fields are flattened one level only.
+ */
+export function toType(raw: Schema, depth = 0): ImportType | undefined {
+  if (!isObj(raw) || depth > 3) return undefined;
+  const s = scalarOf(raw);
+  const description = oneLine(s.description);
+  const d = description ? { description } : {};
+  const t = typeOf(s);
+  if (Array.isArray(s.enum)) {
+    const values = [...new Set((s.enum as unknown[]).filter((v) => v !== null))];
+    if (values.length > 0 && values.every((v) => typeof v === 'string')) return { type: 'enum', values: values, ...d };
+    if (values.length > 0 && values.every((v) => typeof v === 'number' && Number.isFinite(v)))
+      return { type: 'enum', values: values as number[], ...d };
+    if (values.every((v) => typeof v === 'boolean')) return { type: 'boolean', ...d };
+  }
+  switch (t) {
+    case 'string':
+      if (s.format === 'binary') return undefined;
+      if (s.format === 'date') return { type: 'date', ...d };
+      if (s.format === 'date-time') return { type: 'datetime', ...d };
+      return { type: 'string', ...d };
+    case 'integer':
+      return { type: 'integer', ...d };
+    case 'number':
+      return { type: 'number', ...d };
+    case 'boolean':
+      return { type: 'boolean', ...d };
+    case 'array': {
+      const items = isObj(s.items) ? toType(s.items, depth + 1) : undefined;
+      return items ? { type: 'array', items: strip(items), ...d } : undefined;
+    }
+    case 'object':
+      return { type: 'object', ...d };
+  }
+  if (s.allOf || s.oneOf || s.anyOf) return objectShape(s).props.size > 0 ? { type: 'object', ...d } : undefined;
+  return undefined;
+}
+
+/** A type without its description (array items carry none). */
+export function strip(t: ImportType): ImportType {
+  const { description: _d, ...rest } = t;
+  return rest;
+}
