@@ -52,7 +52,10 @@ export const CODES = {
   orphan_mapping: { about: 'an HTTP mapping names no capability' },
   path_parameter_undeclared: { about: 'a path template variable is not a declared parameter' },
   path_parameter_optional: { about: 'a path template variable is an optional parameter' },
-  bad_type: { about: 'a type is incomplete: enum without values, ref without entity, array without items' },
+  bad_type: {
+    about:
+      'a type is incomplete (enum without values, ref without entity, array without items) or a parameter constraint does not fit it',
+  },
   bad_auth: { about: 'the outbound auth block lacks what its scheme needs' },
   bad_backend: { about: 'the backend URL is not an absolute http(s) URL' },
   bad_enum: { about: 'an enum is empty, repeats a value, or its default is not allowed' },
@@ -62,6 +65,12 @@ export const CODES = {
   bad_mapping: { about: 'an HTTP mapping is inconsistent with its capability' },
   unmapped_parameter: { about: 'a parameter is sent nowhere in the HTTP request' },
   source_read_failed: { about: 'a catalog source directory or file cannot be read' },
+  // importing OpenAPI documents (svc import openapi)
+  openapi_unreadable: { about: 'the OpenAPI document (or the directory said to hold one) cannot be read' },
+  openapi_invalid: { about: 'the file is not an OpenAPI 3.x or Swagger 2.0 document, or not valid YAML/JSON' },
+  openapi_bad_ref: { about: 'a $ref of the OpenAPI document does not resolve' },
+  openapi_nothing_importable: { about: 'no operation of the OpenAPI document maps to a capability' },
+  import_write_failed: { about: 'the imported catalog cannot be written to the output directory' },
   // artifacts and loading
   artifact_conflict: { about: 'a different artifact with the same file name already exists' },
   artifact_unreadable: { about: 'an artifact or manifest file cannot be read or decoded' },
@@ -99,6 +108,7 @@ export const CODES = {
   missing_argument: { about: 'a required argument is missing' },
   wrong_type: { about: 'a literal of the wrong type for the parameter' },
   enum_value_not_allowed: { about: 'a value outside the enum of the parameter' },
+  constraint_violation: { about: 'a value breaks a parameter constraint (minimum, maximum, length, pattern, format)' },
   projection_unknown_field: { about: 'a projection names a field the entity does not have' },
   not_sortable: { about: '`sort=` on a list or capability that does not sort' },
   unsortable_field: { about: '`sort=` names a field the list does not sort by' },

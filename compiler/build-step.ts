@@ -10,6 +10,7 @@ import type { Capability, Entity } from '../pack/cgs.js';
 import { WRITE_KINDS } from '../pack/cgs.js';
 import { limitHint, missingArgumentHint, unknownArgumentHint, type ArgSite, type Reads } from './argument-hint.js';
 import type { Arg, Call } from './ast.js';
+import { callWith, showable } from './fix-text.js';
 import { MAX_PROGRAM_STATEMENTS } from './limits.js';
 import type { PlanArg, PlanStep } from './plan.js';
 import { resolveArg } from './resolve-arg.js';
@@ -142,7 +143,7 @@ export function buildStep(
       continue;
     }
     seen.add(p.name);
-    const arg = resolveArg(st, cap, p.name, a);
+    const arg = resolveArg(st, cap, p.name, a, undefined, call);
     if (arg) step.args[p.name] = arg;
     else ok = false;
   }
@@ -164,6 +165,8 @@ export function buildStep(
           `add ${absent.map((r) => `${r}=${exampleLiteral(cap.params.find((x) => x.name === r)!)}`).join(', ')}, or remove ${p.name}`,
         ) ?? false;
   }
+  // At least one of these (an update that changes nothing): misspelt names are reported as such first.
+  if (!unknown.length) ok = atLeastOne(st, cap, call, step) && ok;
   // A required parameter given under a misspelt name is reported once, as the misspelling.
   const missing = cap.params.filter(
     (p) => p.required && !seen.has(p.name) && !unknown.some((u) => nearest(u, [p.name]).length > 0),
@@ -205,6 +208,24 @@ function foldRef(st: ResolveState, v: PlanArg, onRow: Shape | undefined): PlanAr
   if (st.dependentsOf(onRow.step.id) > 0) return v;
   if (st.steps[st.steps.length - 1] === onRow.step) st.pop();
   return { lit: idArg.lit };
+}
+
+/** `at_least_one` of the capability: one of them must be in the step's arguments (defaults count). */
+function atLeastOne(st: ResolveState, cap: Capability, call: Call, step: PlanStep): boolean {
+  const names = cap.at_least_one ?? [];
+  if (!names.length || names.some((n) => n in step.args)) return true;
+  const first = cap.params.find((p) => p.name === names[0])!;
+  const text = st.lines.text;
+  const line = text.slice(text.lastIndexOf('\n', call.span.start - 1) + 1, call.span.start);
+  const fix = `${line}${callWith(text, call, [`${first.name}=${exampleLiteral(first)}`])}`.trim();
+  return (
+    st.fail(
+      'missing_argument',
+      call.span,
+      `\`${call.name.text}\` needs at least one of ${names.join(', ')}`,
+      showable(fix) ? `add one of them: ${fix}` : `add one of them, for example ${first.name}=${exampleLiteral(first)}`,
+    ) ?? false
+  );
 }
 
 function paramList(cap: Capability): string {

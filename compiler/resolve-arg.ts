@@ -5,15 +5,18 @@
 import { quote } from '../common/quote.js';
 import { suggestHint } from '../common/suggest.js';
 import type { Capability, ParamDef } from '../pack/cgs.js';
-import type { Arg } from './ast.js';
+import type { Arg, Call, SrcSpan, Value } from './ast.js';
+import { checkParamLiteral } from './check-param.js';
+import { showable } from './fix-text.js';
 import type { PlanArg } from './plan.js';
 import { listOf, type ResolveState } from './resolve-state.js';
 import { entityHead } from './member-hint.js';
-import { checkLiteral, describeType, exampleId, exampleLiteral } from './values.js';
+import { describeType, exampleId, exampleLiteral, type Checked } from './values.js';
 
 /**
  * The plan argument for `a` given to `param` of `cap`, or undefined after recording a diagnostic.
- * `positionalOf` names the call when `a` was written without a name (`e2(7)`), so hints show that form.
+ * `positionalOf` names the call when `a` was written without a name (`e2(7)`), so hints show that form;
+ * `call`, when given, is the call `a` was written in (a broken constraint's hint shows it fixed).
  */
 export function resolveArg(
   st: ResolveState,
@@ -21,6 +24,7 @@ export function resolveArg(
   param: string,
   a: Arg,
   positionalOf?: string,
+  call?: Call,
 ): PlanArg | undefined {
   const p = cap.params.find((x) => x.name === param)!;
   const v = a.value;
@@ -65,12 +69,38 @@ export function resolveArg(
       );
     return { ref: { step: b.step.id, field } };
   }
-  const c = checkLiteral(param, p, v, !p.required);
-  if (!c.ok) {
-    const hint = positionalOf ? `write ${positionalOf}(${c.fix ?? exampleId(p)})` : c.hint;
-    return st.fail(c.code, c.at.span, c.message, hint);
-  }
+  const c = checkParamLiteral(p, v, !p.required);
+  if (!c.ok) return st.fail(c.code, c.at.span, c.message, literalHint(st, p, v, c, positionalOf, call));
   return { lit: c.value };
+}
+
+/**
+ * The hint of a refused literal: the positional call fixed (`e2(7)`); for an item of a list, the
+ * whole list fixed; for a broken constraint, the call with the valid value (`m7(..., rating=5)`).
+ */
+function literalHint(
+  st: ResolveState,
+  p: ParamDef,
+  v: Value,
+  c: Extract<Checked, { ok: false }>,
+  positionalOf: string | undefined,
+  call: Call | undefined,
+): string {
+  const text = st.lines.text;
+  const fix = c.fix !== undefined && c.at !== v ? spliced(text, v.span, c.at.span, c.fix) : c.fix;
+  if (positionalOf) return `write ${positionalOf}(${fix ?? exampleId(p)})`;
+  if (c.code === 'constraint_violation' && fix !== undefined && call) {
+    const line = text.slice(text.lastIndexOf('\n', call.span.start - 1) + 1, call.span.start);
+    const whole = line + spliced(text, call.span, v.span, fix);
+    if (showable(whole)) return `write ${whole.trim()}`;
+  }
+  if (c.code !== 'enum_value_not_allowed' && fix !== undefined && c.at !== v) return `write ${p.name}=${fix}`;
+  return c.hint;
+}
+
+/** The text of `outer` with `inner` (a span inside it) replaced by `by`. */
+function spliced(text: string, outer: SrcSpan, inner: SrcSpan, by: string): string {
+  return text.slice(outer.start, inner.start) + by + text.slice(inner.end, outer.end);
 }
 
 /** Types whose values are written in quotes: a bare word given to them is most likely a string. */

@@ -12,6 +12,7 @@ import { compileProgram } from './compile.js';
 import { exampleSortField } from './resolve-sort.js';
 import { SymbolTable } from './symbols.js';
 import { exampleProgram } from './teaching.js';
+import { exampleLiteral } from './values.js';
 
 export function teachabilityCheck(cgs: Cgs): Located[] {
   const registry = new Registry([
@@ -34,7 +35,7 @@ export function teachabilityCheck(cgs: Cgs): Located[] {
   const out: Located[] = [];
   cgs.capabilities.forEach((cap, i) => {
     const at = `/capabilities/${i}`;
-    const program = exampleProgram(cgs.entry_id, cap, registry, symbols);
+    const program = withAtLeastOne(exampleProgram(cgs.entry_id, cap, registry, symbols), cap);
     if (program === undefined) {
       out.push({
         at,
@@ -77,6 +78,19 @@ export function teachabilityCheck(cgs: Cgs): Located[] {
     }
   });
   return out;
+}
+
+/**
+ * The example with the first parameter of `at_least_one` added when it gives none of them (the
+ * example fills required parameters only; an update must change something).
+ */
+function withAtLeastOne(program: string | undefined, cap: Capability): string | undefined {
+  const names = cap.at_least_one ?? [];
+  const first = cap.params.find((p) => p.name === names[0]);
+  if (program === undefined || !first || !program.endsWith(')')) return program;
+  const given = (n: string) => new RegExp(`[(,]\\s*${n}=`).test(program);
+  if (names.some((n) => given(n) || cap.params.find((p) => p.name === n)?.default !== undefined)) return program;
+  return `${program.slice(0, -1)}${program.endsWith('()') ? '' : ', '}${first.name}=${exampleLiteral(first)})`;
 }
 
 /** A list that sorts must take `sort=`/`order=` as its order (not as parameters of its own). */

@@ -2,7 +2,8 @@
  * Type-checking literal values against parameter types. Pure: returns the JSON value or a
  * diagnostic-ready problem (message + hint); the resolver attaches positions.
  */
-import type { JsonValue, TypeSpec } from '../pack/cgs.js';
+import type { JsonValue, ParamDef, TypeSpec } from '../pack/cgs.js';
+import { constraintExample } from '../pack/param-constraints.js';
 import { quote } from '../common/quote.js';
 import { didYouMean, nearest } from '../common/suggest.js';
 import type { Value } from './ast.js';
@@ -12,7 +13,7 @@ export type Checked =
   | { ok: true; value: JsonValue }
   | {
       ok: false;
-      code: 'wrong_type' | 'enum_value_not_allowed';
+      code: 'wrong_type' | 'enum_value_not_allowed' | 'constraint_violation';
       message: string;
       hint: string;
       at: Value;
@@ -56,8 +57,13 @@ function literalText(v: Value): string {
   }
 }
 
-/** An example literal of a type, as program text (used in hints and teaching rows). */
-export function exampleLiteral(t: TypeSpec): string {
+/**
+ * An example literal of a type, as program text (used in hints and teaching rows). For a parameter
+ * with constraints, a value that satisfies them (`rating` 1..5: `1`; format email: `"name@example.com"`).
+ */
+export function exampleLiteral(t: TypeSpec | ParamDef): string {
+  const fit = 'name' in t ? constraintExample(t) : undefined;
+  if (fit !== undefined) return JSON.stringify(fit);
   switch (t.type) {
     case 'string':
       return '"text"';

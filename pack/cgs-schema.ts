@@ -8,6 +8,7 @@ import {
   HTTP_METHODS,
   SCALAR_TYPES,
   SORT_ORDERS,
+  STRING_FORMATS,
   SVC_CATALOG_FORMAT_VERSION,
 } from './cgs.js';
 
@@ -103,6 +104,7 @@ export const cgsSchema = {
           entity: name,
           description: str,
           id_param: name,
+          at_least_one: { type: 'array', items: name, uniqueItems: true },
           returns: { enum: ['rows', 'row', 'none'] },
           params: {
             type: 'array',
@@ -115,6 +117,13 @@ export const cgsSchema = {
                 required: { type: 'boolean' },
                 default: {},
                 requires: { type: 'array', items: name, minItems: 1, uniqueItems: true },
+                many: { const: true },
+                minimum: { type: 'number' },
+                maximum: { type: 'number' },
+                minLength: { type: 'integer', minimum: 0 },
+                maxLength: { type: 'integer', minimum: 0 },
+                pattern: str,
+                format: { enum: [...STRING_FORMATS] },
               },
               required: ['name', 'type', 'description', 'required'],
               additionalProperties: false,

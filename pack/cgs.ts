@@ -24,14 +24,37 @@ export type TypeSpec =
 
 export type FieldDef = TypeSpec & { name: string; description: string };
 
-export type ParamDef = TypeSpec & {
-  name: string;
-  description: string;
-  required: boolean;
-  default?: JsonValue;
-  /** Parameters this one works only with (json-server ignores `_order` without `_sort`): a program giving it without them is a compile error. */
-  requires?: string[];
-};
+/** What `format:` a string parameter may declare; `param-constraints.ts` says what each accepts. */
+export type StringFormat = 'email' | 'uri' | 'uuid' | 'date-time' | 'date';
+export const STRING_FORMATS: readonly StringFormat[] = ['email', 'uri', 'uuid', 'date-time', 'date'];
+
+/**
+ * Limits on a parameter's values, checked at compile time for literals and at run time for values
+ * taken from bound rows (`constraint_violation`). `minimum`/`maximum` apply to integer and number
+ * parameters, the others to string parameters; for a `many` parameter they apply to each item.
+ */
+export interface ParamConstraints {
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  /** A JavaScript regular expression (`u` flag), unanchored as in JSON Schema: write `^...$` for the whole value. */
+  pattern?: string;
+  format?: StringFormat;
+}
+export const CONSTRAINT_KEYS = ['minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'format'] as const;
+
+export type ParamDef = TypeSpec &
+  ParamConstraints & {
+    name: string;
+    description: string;
+    required: boolean;
+    default?: JsonValue;
+    /** Parameters this one works only with (json-server ignores `_order` without `_sort`): a program giving it without them is a compile error. */
+    requires?: string[];
+    /** Set when the parameter takes one value or a list of them (`?genre=a&genre=b`); absent = one value. */
+    many?: true;
+  };
 
 export interface Relation {
   /** Wire name of the relation, unique among the entity's fields and relations. */
@@ -150,6 +173,11 @@ export interface Capability {
   params: ParamDef[];
   /** Parameter that takes the id of the row the capability acts on (get, update, delete, action). */
   id_param?: string;
+  /**
+   * Parameters of which a call must give at least one (an update that changes nothing is refused).
+   * Always written for `update` (default: its optional parameters but the id; `[]` turns it off).
+   */
+  at_least_one?: string[];
   returns: Returns;
   http: HttpMapping;
 }

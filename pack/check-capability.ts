@@ -4,11 +4,13 @@
  */
 import { suggestHint } from '../common/suggest.js';
 import type { Capability, Cgs, Entity, FieldDef, ParamDef, TypeSpec } from './cgs.js';
-import { SCALAR_TYPES } from './cgs.js';
+import { CONSTRAINT_KEYS, SCALAR_TYPES } from './cgs.js';
 import { duplicates, type Fail, type Index, type KnownEntity, type Poisoned } from './check-context.js';
 import { checkMapping } from './check-mapping.js';
 import { checkSort } from './check-sort.js';
-import { checkType, valueFits } from './check-type.js';
+import { checkAtLeastOne, checkConstraints, checkDefaultConstraints } from './check-constraints.js';
+import { checkType } from './check-type.js';
+import { paramValueFits } from './param-constraints.js';
 import { isPoisoned } from './normalize.js';
 
 /** Reports problems of capability `c` (at `at`); parts dropped by schema errors are not re-reported. */
@@ -36,6 +38,7 @@ export function checkCapability(
   duplicates(names, `${at}/params`, `parameter of ${c.name}:`, fail);
   c.params.forEach((p, i) => checkParam(c, p, entity, `${at}/params/${i}`, knownEntity, fail));
   c.params.forEach((p, i) => checkRequires(c, p, names, `${at}/params/${i}/requires`, fail));
+  checkAtLeastOne(c, names, `${at}/at_least_one`, fail);
   const droppedParam = (n: string) => isPoisoned(poisoned, 'capabilities', c.name, 'params', n);
   checkKind(c, at, fail);
   if (!isPoisoned(poisoned, 'mappings', c.name)) {
@@ -53,30 +56,33 @@ function checkParam(
   fail: Fail,
 ): void {
   // A type taken from the entity field of the same name is checked (and reported) at the field.
-  const { name: _n, description: _d, required: _r, default: _v, requires: _q, ...type } = p;
+  const type = typeOf(p);
   const field = entity?.fields.find((f) => f.name === p.name);
   const inherited = field !== undefined && JSON.stringify(sortType(field)) === JSON.stringify(sortType(type));
   if (!inherited) checkType(p, at, `parameter \`${c.name}.${p.name}\``, knownEntity, fail);
+  checkConstraints(c, p, at, fail);
   if (p.default === undefined) return;
-  if (p.type === 'enum' && Array.isArray(p.values) && !p.values.includes(p.default as string)) {
+  const items = p.many && Array.isArray(p.default) ? p.default : [p.default];
+  const badItem = p.type === 'enum' && Array.isArray(p.values) && items.find((x) => !p.values.includes(x as string));
+  if (badItem !== undefined && badItem !== false) {
     fail(
       `${at}/default`,
       'bad_enum',
-      `default ${JSON.stringify(p.default)} of \`${c.name}.${p.name}\` is not one of its values`,
+      `default ${JSON.stringify(badItem)} of \`${c.name}.${p.name}\` is not one of its values`,
       `use one of: ${p.values.map((v) => JSON.stringify(v)).join(', ')}`,
     );
   } else if (
     p.type !== 'enum' &&
     (SCALAR_TYPES as readonly string[]).concat(['array']).includes(p.type) &&
-    !valueFits(p, p.default)
+    !paramValueFits(p, p.default)
   ) {
     fail(
       `${at}/default`,
       'bad_default',
-      `default ${JSON.stringify(p.default)} of \`${c.name}.${p.name}\` is not ${article(p.type)}`,
+      `default ${JSON.stringify(p.default)} of \`${c.name}.${p.name}\` is not ${article(p.type)}${p.many ? ' or a non-empty list of them' : ''}`,
       `write ${article(p.type)} value or remove the default`,
     );
-  }
+  } else checkDefaultConstraints(c, p, `${at}/default`, fail);
   if (p.required)
     fail(
       `${at}/default`,
@@ -148,6 +154,13 @@ function checkKind(c: Capability, at: string, fail: Fail): void {
 
 function article(word: string): string {
   return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
+}
+
+/** The type spec of a parameter: everything but its name, description and the keys only parameters have. */
+function typeOf(p: ParamDef): TypeSpec {
+  const { name: _n, description: _d, required: _r, default: _v, requires: _q, many: _m, ...rest } = p;
+  for (const k of CONSTRAINT_KEYS) delete (rest as Record<string, unknown>)[k];
+  return rest;
 }
 
 /** A type spec without its name and description, keys sorted: a parameter's type compared with a field's. */

@@ -33,6 +33,13 @@ export function checkMapping(c: Capability, at: string, droppedParam: (n: string
         `path variable \`{${v}}\` of \`${c.name}\` is an optional parameter`,
         'path parameters are always sent: remove `required: false`',
       );
+    if (p?.many)
+      fail(
+        `${at}/params/${c.params.indexOf(p)}/many`,
+        'bad_mapping',
+        `path variable \`{${v}}\` of \`${c.name}\` is a \`many\` parameter, but a path takes one value`,
+        `remove \`many: true\` from \`${v}\`, or send it in the query (\`${v}: "{${v}}"\` under query:), where a list is repeated keys`,
+      );
   }
   const used = new Set(path.params);
   const templates: Array<[string, string]> = [

@@ -2,8 +2,10 @@
  * Capabilities of a source: parameters (typed, or taking the type of an entity field), the
  * default `returns` and `id_param` of each kind, and the capability's HTTP mapping.
  */
+import { parseTemplate } from './template.js';
 import { suggestHint } from '../common/suggest.js';
 import type { Capability, CapabilityKind, Entity, JsonValue, ParamDef, Returns, TypeSpec } from './cgs.js';
+import { CONSTRAINT_KEYS } from './cgs.js';
 import { normalizeTypeSpec } from './normalize-entity.js';
 import { isObj, type NormalizeContext, type Obj, text } from './normalize-context.js';
 import { normalizeMapping, type RawMapping } from './normalize-mapping.js';
@@ -50,7 +52,27 @@ export function normalizeCapability(
   }
   const idParam = raw.id_param !== undefined ? text(raw.id_param) : defaultIdParam(kind, params, entity);
   if (idParam !== undefined) cap.id_param = idParam;
+  const atLeastOne = normalizeAtLeastOne(raw.at_least_one, cap);
+  if (atLeastOne) cap.at_least_one = atLeastOne;
+  cx.mark(`${at}/at_least_one`, f, [...src, Array.isArray(raw.at_least_one) ? 'at_least_one' : 'kind']);
+  if (Array.isArray(raw.at_least_one))
+    raw.at_least_one.forEach((_, i) => cx.mark(`${at}/at_least_one/${i}`, f, [...src, 'at_least_one', i]));
   return cap;
+}
+
+/**
+ * `at_least_one` as written; for an update without it, its optional parameters but the id (after
+ * the mapping made path parameters required), so that an update changing nothing is refused. An
+ * empty list is kept for an update (the author turned the default off) and dropped elsewhere.
+ */
+function normalizeAtLeastOne(raw: unknown, cap: Capability): string[] | undefined {
+  if (Array.isArray(raw)) return raw.length || cap.kind === 'update' ? raw.map(String) : undefined;
+  if (cap.kind !== 'update') return undefined;
+  // An update that requires a value beyond its path (a replace, `PUT /pets` with `name`) always
+  // sends something: no default there.
+  const path = new Set(parseTemplate(cap.http.path).params);
+  if (cap.params.some((p) => p.required && p.name !== cap.id_param && !path.has(p.name))) return undefined;
+  return cap.params.filter((p) => !p.required && p.name !== cap.id_param).map((p) => p.name);
 }
 
 function normalizeParams(
@@ -104,6 +126,13 @@ function normalizeParams(
     if (Array.isArray(s.requires)) {
       p.requires = s.requires.map(String);
       cx.mark(`${pat}/requires`, f, [...psrc, 'requires']);
+    }
+    if (s.many === true) p.many = true;
+    if (s.many !== undefined) cx.mark(`${pat}/many`, f, [...psrc, 'many']);
+    for (const k of CONSTRAINT_KEYS) {
+      if (s[k] === undefined) continue;
+      (p as unknown as Record<string, unknown>)[k] = s[k];
+      cx.mark(`${pat}/${k}`, f, [...psrc, k]);
     }
     return p;
   });

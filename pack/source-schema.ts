@@ -16,6 +16,7 @@ import {
   PAGINATION_STYLES,
   SCALAR_TYPES,
   SORT_ORDERS,
+  STRING_FORMATS,
   TYPE_NAMES,
 } from './cgs.js';
 
@@ -85,6 +86,25 @@ const Param = Type.Union(
             uniqueItems: true,
             description: 'Parameters this one works only with; a program that gives it without them does not compile.',
           }),
+        ),
+        many: Type.Optional(
+          Type.Boolean({
+            description:
+              'Takes one value or a list of them (`genre=["a","b"]`): repeated query keys, a JSON array in a body.',
+          }),
+        ),
+        minimum: Type.Optional(Type.Number({ description: 'Smallest value of an integer or number parameter.' })),
+        maximum: Type.Optional(Type.Number({ description: 'Largest value of an integer or number parameter.' })),
+        minLength: Type.Optional(Type.Integer({ minimum: 0, description: 'Fewest characters of a string parameter.' })),
+        maxLength: Type.Optional(Type.Integer({ minimum: 0, description: 'Most characters of a string parameter.' })),
+        pattern: Type.Optional(
+          Type.String({
+            description:
+              'JavaScript regular expression a string parameter must match (unanchored: write ^...$ for the whole value).',
+          }),
+        ),
+        format: Type.Optional(
+          OneOf(STRING_FORMATS, 'Format of a string parameter: email, uri, uuid, date-time or date.'),
         ),
       },
       { additionalProperties: false },
@@ -254,6 +274,13 @@ const Capability = Type.Object(
     description: Type.Optional(Description),
     id_param: Type.Optional(Name),
     returns: Type.Optional(OneOf(['rows', 'row', 'none'])),
+    at_least_one: Type.Optional(
+      Type.Array(NameOf('A parameter of the capability.'), {
+        uniqueItems: true,
+        description:
+          'Parameters of which a call must give at least one. Default for update: its optional parameters; [] turns it off.',
+      }),
+    ),
     params: Type.Optional(
       Type.Union([NameMap(Param), NameList], {
         description: 'Parameters: a map of name -> type, or a list of entity field names.',

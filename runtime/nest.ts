@@ -13,6 +13,7 @@ import type { CallContext } from './call.js';
 import { project, type Row } from './decode.js';
 import { fetchRows, type CallBudget } from './fetch-rows.js';
 import type { Limiter } from './limiter.js';
+import { boundValuesProblem } from './check-values.js';
 import type { Values } from './request.js';
 
 export interface NestContext {
@@ -65,6 +66,12 @@ async function attachOne(nc: NestContext, rows: Row[], nest: PlanNest): Promise<
     if (!calls.has(key)) calls.set(key, { values, rows: null });
     return key;
   });
+  const bound = new Map<string, string>();
+  for (const [name, arg] of Object.entries(nest.args)) if ('field' in arg) bound.set(name, `row.${arg.field}`);
+  for (const c of calls.values()) {
+    out.error ??= boundValuesProblem(`${nest.relation}[..]`, cap, c.values, bound);
+    if (out.error) return out;
+  }
   if (calls.size > nest.max) {
     out.error = svcError(
       'fanout_too_large',

@@ -5,12 +5,14 @@
 import { svcError, type SvcError } from '../common/errors.js';
 import type { Capability, JsonValue } from '../pack/cgs.js';
 import type { PlanStep } from '../compiler/plan.js';
+import { boundValuesProblem } from './check-values.js';
 import type { Values } from './request.js';
 import type { StepResult } from './run-result.js';
 
 /**
  * The argument values of each vendor call of a step: one set, or one per row of a fan-out source
- * (`results` holds the steps done so far). Rows without the key a fan-out follows are skipped.
+ * (`results` holds the steps done so far). Rows without the key a fan-out follows are skipped; a
+ * value from a row that breaks its parameter's constraints fails the step before any call.
  */
 export function valueSets(
   s: PlanStep,
@@ -28,6 +30,10 @@ export function valueSets(
     };
   }
   const sets: Values[] = [];
+  // Parameters whose values come from rows, and from where: checked before any call is made.
+  const bound = new Map<string, string>();
+  for (const [name, arg] of Object.entries(s.args))
+    if ('ref' in arg) bound.set(name, `${arg.ref.step}.${arg.ref.field}`);
   for (const row of sources) {
     const values: Values = {};
     for (const [name, arg] of Object.entries(s.args)) {
@@ -56,6 +62,8 @@ export function valueSets(
       values[name] = v;
     }
     if (Object.values(values).some((v) => v === null) && s.fanout) continue; // rows without the key are not followed
+    const problem = boundValuesProblem(`step ${s.id}`, cap, values, bound);
+    if (problem) return { error: problem };
     sets.push(values);
   }
   return { sets };

@@ -5,7 +5,7 @@
  * Pure; problems are reported through `bad`.
  */
 import { READ_KINDS, type Entity } from '../../pack/cgs.js';
-import { valueFits } from '../../pack/check.js';
+import { paramValueFits, valueProblem } from '../../pack/param-constraints.js';
 import type { Registry } from '../../pack/registry.js';
 import type { PlanNest } from '../../compiler/plan.js';
 import { DEFAULT_MAX_FANOUT, DEFAULT_MAX_LIMIT } from '../../compiler/resolve.js';
@@ -47,8 +47,10 @@ export function checkNests(
     for (const [name, arg] of Object.entries(n.args)) {
       const p = cap.params.find((x) => x.name === name);
       if (!p) bad(`${at}: \`${cap.name}\` takes no argument \`${name}\``);
-      else if ('lit' in arg && arg.lit !== null && !valueFits(p, arg.lit))
+      else if ('lit' in arg && arg.lit !== null && !paramValueFits(p, arg.lit))
         bad(`${at}: \`${name}\` does not fit its type ${p.type}`);
+      else if ('lit' in arg && arg.lit !== null && valueProblem(p, arg.lit))
+        bad(`${at}: ${valueProblem(p, arg.lit)!.message}`);
       else if ('field' in arg && !entity.fields.some((f) => f.name === arg.field))
         bad(`${at}: the row has no field \`${arg.field}\``);
     }

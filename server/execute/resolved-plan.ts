@@ -1,12 +1,12 @@
 /**
  * Resolved-plan execute: a plan IR compiled by a client. The server never sees symbols; it checks
  * the shape (JSON Schema), the catalog pins against what it holds, and every step against the
- * catalog (capability, entity, kind, effect, arguments and their types, sort, dependencies), so a
+ * catalog (capability, entity, kind, effect, arguments, their types and constraints, sort, dependencies), so a
  * tampered plan cannot dodge the review gate. Pure.
  */
 import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { WRITE_KINDS } from '../../pack/cgs.js';
-import { valueFits } from '../../pack/check.js';
+import { paramValueFits, valueProblem } from '../../pack/param-constraints.js';
 import type { Registry } from '../../pack/registry.js';
 import { planCommitId, type Plan, type Review } from '../../compiler/plan.js';
 import { reviewPlan } from '../../compiler/review.js';
@@ -74,14 +74,19 @@ export function checkResolvedPlan(data: unknown, registry: Registry): Plan {
         bad(i, `\`${st.capability}\` takes no argument \`${name}\``, 'compile the program again');
         continue;
       }
-      if ('lit' in arg && arg.lit !== null && !valueFits(p, arg.lit))
+      if ('lit' in arg && arg.lit !== null && !paramValueFits(p, arg.lit))
         bad(i, `\`${name}\` does not fit its type ${p.type}`, 'compile the program again');
+      else if ('lit' in arg && arg.lit !== null && valueProblem(p, arg.lit))
+        bad(i, valueProblem(p, arg.lit)!.message, 'compile the program again');
       if ('ref' in arg && !st.depends_on.includes(arg.ref.step))
         bad(i, `\`${name}\` refers to ${arg.ref.step}, which is not in depends_on`, 'compile the program again');
     }
     for (const p of cap.params)
       if (p.required && !(p.name in st.args))
         bad(i, `\`${st.capability}\` needs \`${p.name}\``, 'compile the program again');
+    const least = cap.at_least_one ?? [];
+    if (least.length && !least.some((n) => n in st.args))
+      bad(i, `\`${st.capability}\` needs at least one of ${least.join(', ')}`, 'compile the program again');
     for (const d of [
       ...st.depends_on,
       ...(st.fanout ? [st.fanout.from] : []),

@@ -19,7 +19,7 @@ import { startFaultVendor } from '../_helpers/fault-vendor.js';
 import { ROOT, serve, svc, svcOnce } from '../_helpers/cli.js';
 
 const PACKED = 'fixtures/packed';
-const BREWERY_CGS = 'fixtures/packed/brewery.v1.e17f521a7468.cgs.json';
+const BREWERY_CGS = 'fixtures/packed/brewery.v1.c881a9c7e5f6.cgs.json';
 const BERLIN = (demoVendorData().breweries as Array<{ city: string; name: string }>)
   .filter((b) => b.city === 'Berlin')
   .map((b) => b.name)
@@ -103,12 +103,12 @@ t.test('serve prints the catalogs it loaded and the URL; the URL serves programs
   t.match(p.stdout, /^loaded 2 catalogs:\n/);
   t.match(
     p.stdout,
-    new RegExp(`^brewery v1 e17f521a7468 .*\\[Brewery, Beer, Review\\].* -> ${vendor.url.replace(/\./g, '\\.')}$`, 'm'),
+    new RegExp(`^brewery v1 c881a9c7e5f6 .*\\[Brewery, Beer, Review\\].* -> ${vendor.url.replace(/\./g, '\\.')}$`, 'm'),
     'brewery: version, hash, entities, the overridden backend',
   );
   t.match(
     p.stdout,
-    /^helpdesk v1 90baa716ff5d .* -> http:\/\/127\.0\.0\.1:3000$/m,
+    /^helpdesk v1 771f99ee832c .* -> http:\/\/127\.0\.0\.1:3000$/m,
     'helpdesk keeps its catalog backend',
   );
   t.match(p.stdout, /^inbound auth: off$/m);
@@ -176,7 +176,7 @@ t.test('start-up names the surfaces really served: --mcp alone, --http --mcp, an
 
 t.test('--schema loads one CGS; reload on such a server answers 409', async (t) => {
   const p = await serve(t, ['--schema', BREWERY_CGS, '--port', '0'], { SVC_CONTROL_PLANE_SECRET: 'serve-test-secret' });
-  t.match(p.stdout, /^loaded 1 catalog:\nbrewery v1 e17f521a7468 /);
+  t.match(p.stdout, /^loaded 1 catalog:\nbrewery v1 c881a9c7e5f6 /);
   const reg = await fetch(`${p.url}/v1/registry`);
   t.same(
     ((await reg.json()) as { entries: Array<{ entry_id: string }> }).entries.map((e) => e.entry_id),

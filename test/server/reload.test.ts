@@ -339,7 +339,7 @@ t.test('an empty, bad or missing directory fails the reload and keeps the catalo
   t.notMatch(empty.text, dir, 'no server path in the answer');
   await keeps('empty');
 
-  await writeFile(join(dir, 'brewery.v1.e17f521a7468.manifest.json'), '{"entry_id": "brewery"');
+  await writeFile(join(dir, 'brewery.v1.c881a9c7e5f6.manifest.json'), '{"entry_id": "brewery"');
   const bad = await reload(stack.url);
   t.equal(bad.status, 400, 'only a corrupt manifest');
   t.equal(codeOf(bad), 'artifact_unreadable');
@@ -370,8 +370,8 @@ t.test('an empty, bad or missing directory fails the reload and keeps the catalo
 
 // ---------------------------------------------------------------- bad artifacts keep the version in force
 
-const BREWERY_CGS = 'brewery.v1.e17f521a7468.cgs.json';
-const BREWERY_MANIFEST = 'brewery.v1.e17f521a7468.manifest.json';
+const BREWERY_CGS = 'brewery.v1.c881a9c7e5f6.cgs.json';
+const BREWERY_MANIFEST = 'brewery.v1.c881a9c7e5f6.manifest.json';
 
 /** Ways a catalog's artifacts go bad after it was loaded, each with the code the reload reports. */
 const corruptions: Array<{
@@ -477,7 +477,7 @@ t.test('a kept catalog sits beside one that changed, and leaves `kept` once repa
   const old = await registryHashes(stack.url);
   const brewery = await openSession(stack.url, { entry_id: 'brewery' });
   const helpdesk = await openSession(stack.url, { entry_id: 'helpdesk' });
-  const HELPDESK_CGS = 'helpdesk.v1.90baa716ff5d.cgs.json';
+  const HELPDESK_CGS = 'helpdesk.v1.771f99ee832c.cgs.json';
   await writeFile(
     join(dir, HELPDESK_CGS),
     (await readFile(join(dir, HELPDESK_CGS), 'utf8')).replace('"description": "', '"description": "tampered '),

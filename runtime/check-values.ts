@@ -1,0 +1,43 @@
+/**
+ * Values taken from bound rows (`x.rating`, one call per row; a nest's row fields) are known only
+ * at run time: before any vendor call, each is checked against its parameter's constraints, and
+ * the call against the capability's `at_least_one`. Literals were checked when the program compiled.
+ */
+import { svcError, type SvcError } from '../common/errors.js';
+import type { Capability, JsonValue } from '../pack/cgs.js';
+import { valueProblem } from '../pack/param-constraints.js';
+import type { Values } from './request.js';
+
+/**
+ * The problem of one call's `values`, or undefined. `bound` maps each parameter whose value came
+ * from a row to where it came from (`n1.rating`), for the message; `what` names the step or nest.
+ */
+export function boundValuesProblem(
+  what: string,
+  cap: Capability,
+  values: Values,
+  bound: ReadonlyMap<string, string>,
+): SvcError | undefined {
+  for (const [name, from] of bound) {
+    const p = cap.params.find((x) => x.name === name);
+    const v = values[name];
+    const broken = p && v !== undefined && v !== null ? valueProblem(p, v) : undefined;
+    if (broken)
+      return svcError('constraint_violation', `${what}: ${broken.message}; got ${shown(v!)} from ${from}`, {
+        hint: `the bound rows hold a value ${cap.name} does not accept: narrow them first (a filter on ${from.split('.').pop()}), or pass a literal`,
+      });
+  }
+  const least = cap.at_least_one ?? [];
+  if (bound.size && least.length && !least.some((n) => values[n] !== undefined && values[n] !== null))
+    return svcError(
+      'missing_argument',
+      `${what}: \`${cap.name}\` needs at least one of ${least.join(', ')}; the bound row left them empty`,
+      { hint: `bind rows that have a value for one of them, or pass one as a literal` },
+    );
+  return undefined;
+}
+
+function shown(v: JsonValue): string {
+  const s = JSON.stringify(v);
+  return s.length > 32 ? `${s.slice(0, 29)}...` : s;
+}
