@@ -5,6 +5,9 @@
  *   node dist/bench/serve-child.js vendor          the json-server demo vendor (startDemoVendor)
  *   node dist/bench/serve-child.js svc <vendorUrl>  an svc server over fixtures/packed, as in
  *                                                  test/_helpers/server.ts, pointed at the vendor
+ *   node dist/bench/serve-child.js svc <vendorUrl> default-store
+ *                                                  the same with the artifact store of `svc serve`'s
+ *                                                  defaults (7 days, 256 MiB) instead of 1 hour
  *
  * Its own process so that its CPU time and memory are its own: the load generator, the vendor
  * and svc do not share an event loop, and the peak RSS it reports is the server's.
@@ -20,7 +23,7 @@ import { lineLogger } from '../common/log.js';
 import { startDemoVendor } from '../cli/demo-vendor.js';
 import { packageRoot } from '../cli/package-root.js';
 import { loadCatalogDir } from '../pack/index.js';
-import { MemoryArtifactStore } from '../runtime/artifacts/index.js';
+import { artifactSettingsFromEnv, MemoryArtifactStore } from '../runtime/artifacts/index.js';
 import { SvcApp } from '../server/app.js';
 import { listen } from '../server/serve.js';
 import { median } from './harness.js';
@@ -60,7 +63,11 @@ export interface StartedServer {
  * Start the vendor or svc on 127.0.0.1 and a free port, with counters and timings taken from
  * diagnostics channels (node:http server, undici client): the code measured is unchanged.
  */
-export async function startServer(kind: string | undefined, vendorUrl?: string): Promise<StartedServer> {
+export async function startServer(
+  kind: string | undefined,
+  vendorUrl?: string,
+  storeSettings: 'bench' | 'default-store' = 'bench',
+): Promise<StartedServer> {
   /** Requests are attributed to a server by the local port of their socket (set once listening). */
   let port = -1;
   let requests = 0;
@@ -104,7 +111,9 @@ export async function startServer(kind: string | undefined, vendorUrl?: string):
     const { registry } = await loadCatalogDir(join(packageRoot(), 'fixtures', 'packed'), {
       backendOverrides: { brewery: vendorUrl, helpdesk: vendorUrl },
     });
-    const store = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
+    const store = new MemoryArtifactStore(
+      storeSettings === 'default-store' ? artifactSettingsFromEnv({}) : { retentionSecs: 3600, gcIntervalSecs: 3600 },
+    );
     artifacts = store;
     const app = new SvcApp({
       registry,
@@ -152,8 +161,8 @@ export async function startServer(kind: string | undefined, vendorUrl?: string):
 }
 
 async function main(): Promise<void> {
-  const [kind, vendorUrl] = process.argv.slice(2);
-  const s = await startServer(kind, vendorUrl);
+  const [kind, vendorUrl, store] = process.argv.slice(2);
+  const s = await startServer(kind, vendorUrl, store === 'default-store' ? store : 'bench');
   process.on('message', (m: { type?: string }) => {
     if (m?.type === 'usage') process.send!(s.usage());
     else if (m?.type === 'stop') void s.close().finally(() => process.exit(0));

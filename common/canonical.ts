@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /**
  * Canonical JSON: object keys sorted, no whitespace, exactly what fast-json-stable-stringify
@@ -9,9 +9,12 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeysDeep(value)) ?? 'undefined';
 }
 
+/** Node's one-shot digest (20.12+): no Hash object per call, about half the time on short inputs. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash;
+
 /** Lower-case hex SHA-256 of a string (UTF-8) or bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 /** SHA-256 hex of the canonical JSON of a value. */

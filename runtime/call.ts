@@ -7,7 +7,7 @@ import { svcError, type ErrorCode, type SvcError } from '../common/errors.js';
 import type { Capability } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { type AuthResolver, secretNames, TokenError } from './auth.js';
-import { BodyTooLarge, type HttpClient, type HttpRequest, type HttpResponse } from './http-client.js';
+import { BodyTooLarge, RequestTimeout, type HttpClient, type HttpRequest, type HttpResponse } from './http-client.js';
 import { backoffMs, isResetError, retryAfterMs, RETRY_STATUSES, sleep, type RetryPolicy } from './retry.js';
 
 export interface CallContext {
@@ -59,19 +59,28 @@ export async function callVendor(
   for (;;) {
     attempts++;
     sent++;
-    const attempt = attemptSignal(signal, ctx.requestTimeoutMs);
-    const both = attempt.signal;
+    // A client that times requests out itself needs no signal of its own per attempt; a token
+    // fetch (OAuth2) is bounded by the attempt's signal, so that scheme keeps one.
+    const own = ctx.http.timeouts === true && entry.cgs.auth.scheme !== 'oauth2_client_credentials';
+    const attempt = own ? undefined : attemptSignal(signal, ctx.requestTimeoutMs);
+    const both = attempt?.signal ?? signal;
     let res: HttpResponse | undefined;
     let failure: CallResult | undefined;
     let usedToken: string | undefined;
+    let timedOut = false;
     try {
       const outgoing: HttpRequest = { ...req, headers: { ...req.headers } };
       await ctx.auth.apply(entry.entry_id, entry.cgs.auth, outgoing, both);
       usedToken = outgoing.headers.authorization?.replace(/^Bearer /, '');
-      res = await ctx.http.request(outgoing, { signal: both, maxBodyBytes: ctx.maxBodyBytes });
+      res = await ctx.http.request(outgoing, {
+        signal: both,
+        maxBodyBytes: ctx.maxBodyBytes,
+        ...(own ? { timeoutMs: ctx.requestTimeoutMs } : {}),
+      });
     } catch (e) {
       if (signal.aborted) return { ok: false, sent, error: abortError(signal, what) };
-      if (attempt.timedOut())
+      timedOut = attempt ? attempt.timedOut() : e instanceof RequestTimeout;
+      if (timedOut)
         failure = fail(
           'vendor_timeout',
           `${what} got no answer within ${ctx.requestTimeoutMs} ms`,
@@ -96,9 +105,9 @@ export async function callVendor(
           `${what} failed: ${connectionProblem(e)}`,
           `check that the backend of \`${entry.entry_id}\` is up; the operator can point it elsewhere with --backend ${entry.entry_id}=<url>`,
         );
-      if (!idempotent || !(isResetError(e) || attempt.timedOut())) return failure;
+      if (!idempotent || !(isResetError(e) || timedOut)) return failure;
     } finally {
-      attempt.done();
+      attempt?.done();
     }
     if (res) {
       if (res.status === 401 && entry.cgs.auth.scheme === 'oauth2_client_credentials' && !refreshed) {

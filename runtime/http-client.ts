@@ -27,14 +27,34 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/** Thrown by `HttpClient.request` when `timeoutMs` passed before the answer was complete. */
+export class RequestTimeout extends Error {
+  constructor(readonly ms: number) {
+    super(`no complete answer within ${ms} ms`);
+  }
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  maxBodyBytes: number;
+  /** Clients with `timeouts: true` end the request after this long with `RequestTimeout`. */
+  timeoutMs?: number;
+}
+
 export interface HttpClient {
-  request(req: HttpRequest, opts: { signal?: AbortSignal; maxBodyBytes: number }): Promise<HttpResponse>;
+  /** True when `request` honours `timeoutMs` (else the caller times requests out with its signal). */
+  readonly timeouts?: boolean;
+  request(req: HttpRequest, opts: RequestOptions): Promise<HttpResponse>;
   close(): Promise<void>;
 }
 
 /** The default client: undici pools keyed by origin, kept alive between calls. */
 export class PooledHttpClient implements HttpClient {
   private readonly pools = new Map<string, Pool>();
+  /** `scheme://authority` of request URLs -> its origin (parsed once per vendor, not per call). */
+  private readonly origins = new Map<string, string>();
+
+  readonly timeouts = true;
 
   constructor(private readonly connectionsPerOrigin = 64) {}
 
@@ -51,36 +71,139 @@ export class PooledHttpClient implements HttpClient {
     return p;
   }
 
-  async request(req: HttpRequest, opts: { signal?: AbortSignal; maxBodyBytes: number }): Promise<HttpResponse> {
-    const u = new URL(req.url);
-    const res = await this.pool(u.origin).request({
-      method: req.method as 'GET',
-      path: u.pathname + u.search,
-      headers: req.headers,
-      body: req.body ?? null,
-      signal: opts.signal ?? null,
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > opts.maxBodyBytes) throw new BodyTooLarge(opts.maxBodyBytes);
-        chunks.push(chunk as Buffer);
-      }
-    } catch (e) {
-      res.body.destroy();
-      throw e;
+  /**
+   * The origin and request target of `url`. A URL whose target the WHATWG parser would leave as
+   * it is (built by `buildRequest`: encoded values, no dot segments) is split at its first path
+   * slash and only its authority is parsed, once; any other goes through `new URL`.
+   */
+  private target(url: string): { origin: string; path: string } {
+    const start = url.indexOf('//') + 2;
+    const slash = url.indexOf('/', start);
+    const prefix = slash < 0 ? url : url.slice(0, slash);
+    const path = slash < 0 ? '/' : url.slice(slash);
+    if (start < 2 || /[?#@\\]/.test(prefix) || !PLAIN_TARGET.test(path) || DOT_SEGMENT.test(path)) {
+      const u = new URL(url);
+      return { origin: u.origin, path: u.pathname + u.search };
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers))
-      if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-    return { status: res.statusCode, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
+    let origin = this.origins.get(prefix);
+    if (origin === undefined) {
+      if (this.origins.size >= 256) this.origins.clear();
+      origin = new URL(prefix).origin;
+      this.origins.set(prefix, origin);
+    }
+    return { origin, path };
+  }
+
+  request(req: HttpRequest, opts: RequestOptions): Promise<HttpResponse> {
+    const { origin, path } = this.target(req.url);
+    return new Promise<HttpResponse>((resolve, reject) => {
+      const handler = new Collect(resolve, reject, opts.maxBodyBytes, opts.signal, opts.timeoutMs);
+      this.pool(origin).dispatch(
+        { method: req.method as 'GET', path, headers: req.headers, body: req.body ?? null },
+        handler,
+      );
+    });
   }
 
   async close(): Promise<void> {
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.close()));
+  }
+}
+
+/** Request targets kept as they are: unreserved, sub-delims, `:@/?%`. */
+const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/;
+/** `/.` or `/%2e` (a dot segment the URL parser would resolve). */
+const DOT_SEGMENT = /\/(\.|%2e)/i;
+
+/**
+ * One vendor answer collected from undici's dispatch handler calls: status, headers (lower-case
+ * names, repeated ones joined with ", ") and the body chunks, bounded; no stream in between. The
+ * caller's signal and the timeout abort the request (the handler is its own abort listener and
+ * its timer's argument: no closure or AbortController per call).
+ */
+class Collect {
+  private abort: ((err?: Error) => void) | undefined;
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** Set when the timeout passed before undici handed over `abort`. */
+  private late: RequestTimeout | undefined;
+
+  constructor(
+    private readonly resolve: (r: HttpResponse) => void,
+    private readonly reject: (e: unknown) => void,
+    private readonly maxBodyBytes: number,
+    private readonly signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ) {
+    if (timeoutMs !== undefined) this.timer = setTimeout(Collect.timedOut, timeoutMs, this, timeoutMs);
+  }
+
+  private static timedOut(this: void, self: Collect, ms: number): void {
+    self.timer = undefined;
+    const e = new RequestTimeout(ms);
+    if (self.abort) self.abort(e);
+    else self.late = e;
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abort = abort;
+    if (this.late) return abort(this.late);
+    if (!this.signal) return;
+    if (this.signal.aborted) abort(this.signal.reason as Error);
+    else this.signal.addEventListener('abort', this, { once: true });
+  }
+
+  /** The signal's abort event. */
+  handleEvent(): void {
+    this.abort?.(this.signal!.reason as Error);
+  }
+
+  onHeaders(status: number, raw: Buffer[]): boolean {
+    this.status = status;
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < raw.length; i += 2) {
+      const k = raw[i]!.toString('latin1').toLowerCase();
+      const v = raw[i + 1]!.toString('utf8');
+      const seen = headers[k];
+      headers[k] = seen === undefined ? v : `${seen}, ${v}`;
+    }
+    this.headers = headers;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.size += chunk.length;
+    if (this.size > this.maxBodyBytes) {
+      // The socket is discarded with the request (undici destroys a connection aborted mid-body).
+      this.abort?.(new BodyTooLarge(this.maxBodyBytes));
+      return false;
+    }
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.done()) return;
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    this.resolve({ status: this.status, headers: this.headers, body });
+  }
+
+  onError(err: Error): void {
+    if (!this.done()) this.reject(err);
+  }
+
+  /** True when already settled; else marks it settled and lets go of the signal. */
+  private done(): boolean {
+    if (this.settled) return true;
+    this.settled = true;
+    this.signal?.removeEventListener('abort', this);
+    if (this.timer) clearTimeout(this.timer);
+    return false;
   }
 }

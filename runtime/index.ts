@@ -1,8 +1,8 @@
 export { executePlan, continuePage, defaultHttpClient, RUNTIME_DEFAULTS } from './execute.js';
 export type { ExecuteOptions, RunResult, StepResult, ReturnedRows } from './execute.js';
 export type { PageState } from './fetch-rows.js';
-export { PooledHttpClient, BodyTooLarge } from './http-client.js';
-export type { HttpClient, HttpRequest, HttpResponse } from './http-client.js';
+export { PooledHttpClient, BodyTooLarge, RequestTimeout } from './http-client.js';
+export type { HttpClient, HttpRequest, HttpResponse, RequestOptions } from './http-client.js';
 export { AuthResolver, checkSecrets, secretNames } from './auth.js';
 export { buildRequest, renderTemplate, renderBody, renderQuery } from './request.js';
 export type { Values } from './request.js';

@@ -187,7 +187,7 @@ export class SvcApp {
       uptime_s: Math.round((now() - this.started) / 1000),
       operations: { running: this.service.background.runningCount, max: this.limits.maxRunningOps },
       plan_cache: this.service.plans.stats(),
-      artifacts: this.opts.artifacts.stats(),
+      artifacts: this.service.artifacts.stats(),
     };
   }
 

@@ -1,6 +1,6 @@
 /**
  * The directory artifact store (`file:///abs/dir`): one `<id>.json` per snapshot holding its
- * canonical JSON. A snapshot is written to `<id>.json.tmp-<pid>-<random>` in the same directory,
+ * JSON (`snapshotJson`). A snapshot is written to `<id>.json.tmp-<pid>-<random>` in the same directory,
  * flushed, then renamed, so the final name never holds a half-written file; a crash leaves only
  * `*.tmp-*` files, which the GC removes. Retention is by file mtime. Another store opened on the
  * same directory (after a restart, or in another process) serves the same snapshots.
@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson, sha256Hex } from '../../common/canonical.js';
-import { isArtifactId, SNAPSHOT_FORMAT, type RunSnapshot } from './snapshot.js';
+import { sha256Hex } from '../../common/canonical.js';
+import { isArtifactId, SNAPSHOT_FORMAT, snapshotJson, type RunSnapshot } from './snapshot.js';
 import type { ArtifactStore, StoreOptions, StoreStats } from './store.js';
 import type { Logger } from '../../common/log.js';
 
@@ -57,9 +57,14 @@ export class FileArtifactStore implements ArtifactStore {
   }
 
   async put(s: RunSnapshot): Promise<string> {
-    const json = canonicalJson(s);
+    const json = snapshotJson(s);
     const id = 'pr' + sha256Hex(json);
-    if (await this.read(id)) return id; // content-addressed: already there and intact
+    await this.write(id, json);
+    return id;
+  }
+
+  async write(id: string, json: string): Promise<void> {
+    if (await this.read(id)) return; // content-addressed: already there and intact
     const name = `${id}.json.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
     const tmp = join(this.dir, name);
     this.writing.add(name);
@@ -80,7 +85,6 @@ export class FileArtifactStore implements ArtifactStore {
     } finally {
       this.writing.delete(name);
     }
-    return id;
   }
 
   async get(id: string): Promise<RunSnapshot | undefined> {

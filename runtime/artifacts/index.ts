@@ -1,5 +1,6 @@
 export {
   snapshotOf,
+  snapshotJson,
   artifactId,
   isArtifactId,
   ARTIFACT_ID_PATTERN,
@@ -17,3 +18,4 @@ export { storeFromUrl } from './store-from-url.js';
 export type { ArtifactStore, StoreOptions, StoreStats, ArtifactSettings } from './store.js';
 export { MemoryArtifactStore } from './memory-store.js';
 export { FileArtifactStore } from './file-store.js';
+export { WriteBehindStore } from './write-behind.js';

@@ -1,11 +1,11 @@
 /**
- * The process-local artifact store (the default): a Map of id -> canonical JSON and creation
+ * The process-local artifact store (the default): a Map of id -> snapshot JSON and creation
  * time. Snapshots are kept as JSON text, so a caller mutating a snapshot after `put` (or the
  * object `get` returned) never changes what is stored under its id. The store has a byte budget:
  * past it, the oldest snapshots are dropped first (never the one just stored).
  */
-import { canonicalJson, sha256Hex } from '../../common/canonical.js';
-import { isArtifactId, type RunSnapshot } from './snapshot.js';
+import { sha256Hex } from '../../common/canonical.js';
+import { isArtifactId, snapshotJson, type RunSnapshot } from './snapshot.js';
 import { DEFAULT_MEMORY_MAX_BYTES, type ArtifactStore, type StoreOptions, type StoreStats } from './store.js';
 
 /** setInterval cannot wait longer than this (larger values fire after 1 ms). */
@@ -42,16 +42,20 @@ export class MemoryArtifactStore implements ArtifactStore {
   }
 
   async put(s: RunSnapshot): Promise<string> {
-    const json = canonicalJson(s);
+    const json = snapshotJson(s);
     const id = 'pr' + sha256Hex(json);
-    if (this.items.has(id)) return id;
+    await this.write(id, json);
+    return id;
+  }
+
+  async write(id: string, json: string): Promise<void> {
+    if (this.items.has(id)) return;
     this.items.set(id, { json, created: this.now() });
     this.held += json.length;
     for (const [old, item] of this.items) {
       if (this.held <= this.maxBytes || old === id) break;
       this.remove(old, item.json);
     }
-    return id;
   }
 
   private remove(id: string, json: string): void {

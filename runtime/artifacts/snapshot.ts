@@ -1,10 +1,10 @@
 /**
  * The run snapshot: what a stored run artifact holds, and its content-addressed id
- * (`pr` + sha256 hex of the canonical JSON). Built from a `RunResult` (pure). Page states are
+ * (`pr` + sha256 hex of its JSON, `snapshotJson`). Built from a `RunResult` (pure). Page states are
  * left out on purpose: they carry vendor cursors (and, for Link pagination, vendor URLs), which
  * stay behind `pgN` handles and never reach an artifact.
  */
-import { canonicalJson, sha256Hex } from '../../common/canonical.js';
+import { sha256Hex } from '../../common/canonical.js';
 import type { Plan } from '../../compiler/plan.js';
 import type { Row } from '../decode.js';
 import type { RunResult } from '../execute.js';
@@ -156,9 +156,19 @@ export function snapshotOf(plan: Plan, commitId: string, run: RunResult, extra: 
   return snap;
 }
 
-/** The content-addressed id of a snapshot: `pr` + sha256 hex of its canonical JSON. */
+/**
+ * The stored form of a snapshot: its JSON, keys in the order `snapshotOf` writes them (fixed
+ * for the snapshot's own fields; a row's as the runtime shaped it: the catalog's field order, or
+ * the projection's). So the same run always serializes to the same bytes, without the sorted deep
+ * copy canonical JSON would take on every answer's path.
+ */
+export function snapshotJson(snapshot: RunSnapshot): string {
+  return JSON.stringify(snapshot);
+}
+
+/** The content-addressed id of a snapshot: `pr` + sha256 hex of its stored form (`snapshotJson`). */
 export function artifactId(snapshot: RunSnapshot): string {
-  return 'pr' + sha256Hex(canonicalJson(snapshot));
+  return 'pr' + sha256Hex(snapshotJson(snapshot));
 }
 
 /** True when `id` has the form of an artifact id (checked before any store lookup). */

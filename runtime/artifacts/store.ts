@@ -16,6 +16,11 @@ import type { Logger } from '../../common/log.js';
 export interface ArtifactStore {
   /** Store `s` and return its id. */
   put(s: RunSnapshot): Promise<string>;
+  /**
+   * Store `json`, the `snapshotJson` of a snapshot, under `id` (`pr` + its sha256): what `put`
+   * does once it has serialized, for a caller that took the id already (`WriteBehindStore`).
+   */
+  write(id: string, json: string): Promise<void>;
   /** The snapshot with this id; undefined when unknown, malformed, removed or corrupt. */
   get(id: string): Promise<RunSnapshot | undefined>;
   /** Remove one snapshot; true when it was there. */
@@ -35,6 +40,10 @@ export interface StoreStats {
   bytes?: number;
   /** The byte budget: past it, the oldest snapshots are dropped (memory store). */
   max_bytes?: number;
+  /** Writes started after their answer and not finished yet (`WriteBehindStore`). */
+  pending_writes?: number;
+  /** Writes that failed since the start (each logged); their runs answer `unknown_run`. */
+  failed_writes?: number;
 }
 
 export interface StoreOptions {

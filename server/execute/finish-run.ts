@@ -2,12 +2,14 @@
  * What a finished run leaves in its session: its stored snapshot (a run artifact), the page
  * handles of results that continue, and its run record. A store that fails (the run may have
  * written to the vendor) is logged and answered as a warning with the run's own result, never as
- * a failure that would hide what the run did.
+ * a failure that would hide what the run did. With `writeLater` (a waited read) the snapshot is
+ * written after the answer: its id is answered at once, a read of it waits for the write, and a
+ * failed write is logged and counted in `/v1/health` instead.
  */
 import { svcError, type SvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
 import type { Plan } from '../../compiler/plan.js';
-import { snapshotOf, type ArtifactStore } from '../../runtime/artifacts/index.js';
+import { snapshotOf, type WriteBehindStore } from '../../runtime/artifacts/index.js';
 import type { RunResult } from '../../runtime/execute.js';
 import type { Outcome, ResultBlock } from './outcome.js';
 import { mintPage } from './pages.js';
@@ -16,7 +18,7 @@ import { SESSION_HOLDS, type SessionState } from './state.js';
 
 export interface FinishDeps {
   repo: SessionRepository;
-  artifacts: ArtifactStore;
+  artifacts: WriteBehindStore;
   logger: Logger;
 }
 
@@ -46,17 +48,18 @@ export async function finishRun(
   run: RunResult,
   startedAt: Date,
   program: string | undefined,
+  writeLater = false,
 ): Promise<Finished> {
   let run_id = '';
   let warning: SvcError | undefined;
   try {
-    run_id = await deps.artifacts.put(
-      snapshotOf(plan, commit_id, run, {
-        ...(program !== undefined ? { program } : {}),
-        startedAt,
-        session: { prompt_hash: s.prompt_hash, session: s.session, tenant: s.tenant },
-      }),
-    );
+    const snapshot = snapshotOf(plan, commit_id, run, {
+      ...(program !== undefined ? { program } : {}),
+      startedAt,
+      session: { prompt_hash: s.prompt_hash, session: s.session, tenant: s.tenant },
+    });
+    // Written later: a failure is logged and counted by the store (/v1/health), not answered.
+    run_id = writeLater ? deps.artifacts.putLater(snapshot) : await deps.artifacts.put(snapshot);
   } catch (e) {
     deps.logger.error(`the run artifact of session ${s.prompt_hash}/${s.session} could not be stored`, {
       error: (e as Error)?.message ?? String(e),

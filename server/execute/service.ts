@@ -14,7 +14,7 @@ import type { Plan, Review } from '../../compiler/plan.js';
 import type { Registry } from '../../pack/registry.js';
 import { executePlan, type ExecuteOptions, type RunResult } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
-import type { ArtifactStore, RunSnapshot } from '../../runtime/artifacts/index.js';
+import { WriteBehindStore, type ArtifactStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { Background, runOptions, type RunHow, type Watch } from './background.js';
 import { findSession, type Found } from './find-session.js';
@@ -73,10 +73,14 @@ export class ExecuteService {
   private readonly backgroundHttp: HttpClient;
   /** Aborted at shutdown: synchronous runs still going are cancelled with it. */
   private readonly stopping = new AbortController();
+  /** The run artifacts: a clean read's is written after its answer (`putLater`). */
+  readonly artifacts: WriteBehindStore;
 
   constructor(private readonly deps: ServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.logger = deps.logger ?? SILENT;
+    this.artifacts =
+      deps.artifacts instanceof WriteBehindStore ? deps.artifacts : new WriteBehindStore(deps.artifacts, this.logger);
     this.limits = { ...DEFAULT_LIMITS, ...deps.limits };
     this.plans = deps.planCache ?? new PlanCache();
     this.backgroundHttp = deps.backgroundHttp ?? new PooledHttpClient();
@@ -85,7 +89,7 @@ export class ExecuteService {
     this.background = new Background({
       registry: deps.registry,
       repo: deps.sessions,
-      artifacts: deps.artifacts,
+      artifacts: this.artifacts,
       runtime: {
         ...deps.runtime,
         http: this.backgroundHttp,
@@ -226,7 +230,9 @@ export class ExecuteService {
       ...(req.onProgress ? { onProgress: req.onProgress } : {}),
     });
     const reads = plan.steps.every((x) => x.effect === 'read');
-    return liveOutcome(commit_id, run, await this.finish(s, plan, commit_id, run, startedAt, program), reads);
+    // A read's artifact is written after the answer; a write's before it (its answer says if it was not stored).
+    const done = await this.finish(s, plan, commit_id, run, startedAt, program, reads);
+    return liveOutcome(commit_id, run, done, reads);
   }
 
   /** A run's signal: the caller's, and shutdown. */
@@ -234,15 +240,24 @@ export class ExecuteService {
     return own ? AbortSignal.any([own, this.stopping.signal]) : this.stopping.signal;
   }
 
-  private finish(s: SessionState, plan: Plan, commit_id: string, run: RunResult, startedAt: Date, program?: string) {
+  private finish(
+    s: SessionState,
+    plan: Plan,
+    commit_id: string,
+    run: RunResult,
+    startedAt: Date,
+    program?: string,
+    writeLater = false,
+  ) {
     return finishRun(
-      { repo: this.deps.sessions, artifacts: this.deps.artifacts, logger: this.logger },
+      { repo: this.deps.sessions, artifacts: this.artifacts, logger: this.logger },
       s,
       plan,
       commit_id,
       run,
       startedAt,
       program,
+      writeLater,
     );
   }
 
@@ -279,12 +294,13 @@ export class ExecuteService {
    * session and tenant. Works when the session itself is gone (a restart with a file store).
    */
   storedRun(key: SessionKey, tenant: string, runId: string): Promise<RunSnapshot> {
-    return storedRun(this.deps.artifacts, key, tenant, runId);
+    return storedRun(this.artifacts, key, tenant, runId);
   }
 
-  /** Resolves when no background operation runs. */
-  idle(): Promise<void> {
-    return this.background.idle();
+  /** Resolves when no background operation runs and every run artifact write has settled. */
+  async idle(): Promise<void> {
+    await this.background.idle();
+    await this.artifacts.flush();
   }
 
   /**

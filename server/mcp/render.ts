@@ -6,7 +6,7 @@
  * are not inline: a `resource_link` points at the stored run, and a "more" field names the page
  * handle to pass to svc_run. Errors become `isError` results, never a protocol error.
  */
-import { encode as toon } from '@toon-format/toon';
+import { toonEncode as toon } from '../http/toon-fast.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { boundErrors } from '../../common/bound-errors.js';
 import type { ErrorCode, SvcError } from '../../common/errors.js';

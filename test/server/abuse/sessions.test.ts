@@ -347,6 +347,16 @@ t.test('a write whose run artifact cannot be stored answers its result with a wa
   const found = await fetch(`${stack.vendorUrl}/breweries?name=${encodeURIComponent('Unstored Brewing')}`);
   t.equal(((await found.json()) as unknown[]).length, 1, 'the vendor has the row');
   t.same((await call(stack.url, `${path}/runs`)).body.runs, [], 'the run is not listed');
-  const plain = await runProgram(stack.url, path, 'e1("b-1")[name]', '', { accept: 'text/plain' });
+  const write2 = 'm1(name="Unstored Brewing 2", city="Ghent", country="BE")';
+  const dry2 = await runProgram(stack.url, path, write2, 'mode=plan');
+  const plain = await runProgram(stack.url, path, write2, `plan_commit_ref=${dry2.body._meta.svc.plan_commit_ref}`, {
+    accept: 'text/plain',
+  });
   t.match(plain.text, /^warning run_not_stored: /m, 'plain text shows the warning');
+  // A clean read's artifact is written after its answer: the failure is counted, not answered.
+  const read = await runProgram(stack.url, path, 'e1("b-1")[name]');
+  t.equal(read.status, 200);
+  t.equal(read.body.warnings, undefined, 'a clean read answers before its write fails');
+  await call(stack.url, `${path}/artifacts/${read.body._meta.svc.run_id}`); // waits for the write to settle
+  t.equal((await call(stack.url, '/v1/health')).body.artifacts.failed_writes, 1, '/v1/health counts it');
 });

@@ -1,0 +1,114 @@
+/**
+ * Memory over many clean reads (issue 21, opt-in: `npm run bench -- hotpath-memory`): 100,000
+ * reads of 25 rows (`e3`, the default format) at 10 connections through svc started with the
+ * artifact store of `svc serve`'s defaults (memory store, 7 days, 256 MiB). RSS and heap used of
+ * the svc process are read every 10,000 reads after a warm-up of 5,000; target: the last reading
+ * within 10 % of the first.
+ */
+import { Pool } from 'undici';
+import { fmtBytes, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
+import { load, prepareSvc, type Target } from './hotpath.bench.js';
+import { startChild } from './processes.js';
+
+export const benchmark: Benchmark = {
+  name: 'hotpath-memory',
+  title: 'hot path: svc RSS and heap over 100,000 clean reads with default settings (opt-in)',
+  run,
+};
+
+const READS = 100_000;
+const WARMUP = 5_000;
+const EVERY = 10_000;
+const CONNECTIONS = 10;
+
+/** `n` reads at `CONNECTIONS` connections (the load loop of `hotpath`, stopped by count). */
+async function reads(t: Target, pool: Pool, n: number): Promise<void> {
+  let left = n;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (left-- > 0) {
+        const res = await pool.request({ method: t.method, path: t.path, headers: t.headers, body: t.body ?? null });
+        await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`svc answered ${res.statusCode}`);
+      }
+    }),
+  );
+}
+
+async function run(): Promise<BenchResult> {
+  const vendor = await startChild('vendor');
+  const svc = await startChild('svc', [vendor.url, 'default-store']).catch(async (e: unknown) => {
+    await vendor.stop();
+    throw e;
+  });
+  try {
+    const { path } = await prepareSvc(vendor, svc);
+    const t: Target = {
+      name: 'svc TOON',
+      pid: svc.pid,
+      origin: svc.url,
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'text/plain' },
+      body: 'e3',
+    };
+    const pool = new Pool(svc.url, { connections: CONNECTIONS });
+    await load(t, pool, vendor.pid, CONNECTIONS, 1);
+    await reads(t, pool, WARMUP);
+    const samples = [await svc.usage()];
+    const t0 = performance.now();
+    for (let done = 0; done < READS; done += EVERY) {
+      await reads(t, pool, EVERY);
+      samples.push(await svc.usage());
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    await pool.close();
+    const first = samples[0]!;
+    const last = samples[samples.length - 1]!;
+    const growth = (a: number, b: number) => (b - a) / a;
+    const metrics: Metric[] = [
+      {
+        label: 'reads',
+        value: READS,
+        unit: 'count',
+        note: `${(READS / seconds).toFixed(0)} reads/s, ${seconds.toFixed(0)} s`,
+      },
+      { label: 'RSS first', value: first.rss, unit: 'bytes', note: `after ${WARMUP} warm-up reads` },
+      {
+        label: 'RSS last',
+        value: last.rss,
+        unit: 'bytes',
+        note: `every ${EVERY}: ${samples.map((s) => fmtBytes(s.rss)).join(', ')}`,
+      },
+      { label: 'heap used first', value: first.heapUsed, unit: 'bytes' },
+      {
+        label: 'heap used last',
+        value: last.heapUsed,
+        unit: 'bytes',
+        note: `every ${EVERY}: ${samples.map((s) => fmtBytes(s.heapUsed)).join(', ')}`,
+      },
+      {
+        label: 'run snapshots held',
+        value: last.artifacts ?? 0,
+        unit: 'count',
+        note: `${first.artifacts ?? 0} at the first reading`,
+      },
+    ];
+    const checks: Check[] = [
+      {
+        target: `RSS within 10 % over ${READS} reads (default settings)`,
+        pass: Math.abs(growth(first.rss, last.rss)) <= 0.1,
+        actual: `${(growth(first.rss, last.rss) * 100).toFixed(1)} % (${fmtBytes(first.rss)} → ${fmtBytes(last.rss)})`,
+      },
+      {
+        target: `heap used within 10 % over ${READS} reads (default settings)`,
+        pass: Math.abs(growth(first.heapUsed, last.heapUsed)) <= 0.1,
+        actual: `${(growth(first.heapUsed, last.heapUsed) * 100).toFixed(1)} % (${fmtBytes(first.heapUsed)} → ${fmtBytes(last.heapUsed)})`,
+      },
+    ];
+    return { metrics, checks };
+  } finally {
+    await svc.stop();
+    await vendor.stop();
+  }
+}

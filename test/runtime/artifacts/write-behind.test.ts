@@ -1,0 +1,98 @@
+import t from 'tap';
+import { SILENT, type Logger } from '../../../common/log.js';
+import { artifactId, snapshotJson, type RunSnapshot } from '../../../runtime/artifacts/snapshot.js';
+import { MemoryArtifactStore } from '../../../runtime/artifacts/memory-store.js';
+import { WriteBehindStore } from '../../../runtime/artifacts/write-behind.js';
+import type { ArtifactStore } from '../../../runtime/artifacts/store.js';
+
+function snapshot(n: number): RunSnapshot {
+  return {
+    format: 1,
+    plan_commit_id: 'c'.repeat(64),
+    status: 'succeeded',
+    steps: [],
+    returns: [],
+    started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+    elapsed_ms: n,
+    session: { prompt_hash: 'ph', session: 's1', tenant: '' },
+  };
+}
+
+/** A memory store whose writes wait for `release()` (or fail with `fail()`): a slow or broken backend. */
+function gatedStore(): { store: ArtifactStore; release(): void; fail(e: Error): void; writes: () => number } {
+  const inner = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
+  let open!: () => void;
+  let broken!: (e: Error) => void;
+  const gate = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    broken = reject;
+  });
+  gate.catch(() => {});
+  let writes = 0;
+  const store: ArtifactStore = Object.assign(Object.create(inner) as ArtifactStore, {
+    write: async (id: string, json: string) => {
+      writes++;
+      await gate;
+      await inner.write(id, json);
+    },
+    get: (id: string) => inner.get(id),
+    stats: () => inner.stats(),
+    close: () => inner.close(),
+  });
+  return { store, release: () => open(), fail: (e) => broken(e), writes: () => writes };
+}
+
+t.test('putLater answers the id at once; a read of it waits for the write', async (t) => {
+  const g = gatedStore();
+  const store = new WriteBehindStore(g.store);
+  t.teardown(() => store.close());
+  const s = snapshot(1);
+  const id = store.putLater(s);
+  t.equal(id, artifactId(s), 'the same id put() gives');
+  t.equal(store.putLater(s), id, 'a second putLater of the same snapshot');
+  t.equal(g.writes(), 1, 'is written once');
+  t.equal(store.stats().pending_writes, 1);
+  let read: RunSnapshot | undefined | 'waiting' = 'waiting';
+  const reading = store.get(id).then((r) => (read = r));
+  await new Promise((r) => setTimeout(r, 20));
+  t.equal(read, 'waiting', 'the read waits while the write is in flight');
+  g.release();
+  await reading;
+  t.same(read, JSON.parse(snapshotJson(s)), 'then answers the snapshot');
+  t.equal(store.stats().pending_writes, 0);
+  t.equal(store.stats().failed_writes, 0);
+});
+
+t.test('a failed write is logged and counted, and its id reads as absent', async (t) => {
+  const g = gatedStore();
+  const logged: Array<{ msg: string; fields: unknown }> = [];
+  const logger: Logger = { ...SILENT, error: (msg, fields) => logged.push({ msg, fields }) };
+  const store = new WriteBehindStore(g.store, logger);
+  t.teardown(() => store.close());
+  const id = store.putLater(snapshot(2));
+  const read = store.get(id);
+  g.fail(new Error('disk full'));
+  t.equal(await read, undefined, 'the waiting read answers absent');
+  await store.flush();
+  t.equal(store.stats().failed_writes, 1);
+  t.equal(store.stats().pending_writes, 0);
+  t.equal(logged.length, 1);
+  t.match(logged[0], {
+    msg: 'the run artifact of session ph/s1 could not be stored',
+    fields: { run_id: id, error: 'disk full' },
+  });
+});
+
+t.test('put still answers once stored; flush waits for every write', async (t) => {
+  const g = gatedStore();
+  const store = new WriteBehindStore(g.store);
+  t.teardown(() => store.close());
+  const ids = [store.putLater(snapshot(3)), store.putLater(snapshot(4))];
+  let flushed = false;
+  const flushing = store.flush().then(() => (flushed = true));
+  await new Promise((r) => setTimeout(r, 10));
+  t.notOk(flushed, 'flush waits for the writes in flight');
+  g.release();
+  await flushing;
+  for (const id of ids) t.ok(await g.store.get(id), 'both are stored');
+});
