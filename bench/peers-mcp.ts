@@ -165,15 +165,15 @@ export const OPENAPI_SPEC = join(packageRoot(), 'fixtures', 'openapi', 'demo-ven
 /**
  * Start `@ivotoby/openapi-mcp-server` (its bin, as a child process of the SDK's stdio transport)
  * over the vendor, in mode `all` (one tool per endpoint, the default) or `dynamic` (meta-tools),
- * and connect to it.
+ * and connect to it; `spec` is the OpenAPI document it serves (default the demo vendor's).
  */
-export async function connectProxy(vendorUrl: string, mode: ProxyMode): Promise<Agent> {
+export async function connectProxy(vendorUrl: string, mode: ProxyMode, spec = OPENAPI_SPEC): Promise<Agent> {
   const require = createRequire(import.meta.url);
   const pkg = require.resolve('@ivotoby/openapi-mcp-server/package.json');
   const bin = join(pkg, '..', 'bin', 'mcp-server.js');
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bin, '--api-base-url', vendorUrl, '--openapi-spec', OPENAPI_SPEC, '--tools', mode, '--verbose', 'false'],
+    args: [bin, '--api-base-url', vendorUrl, '--openapi-spec', spec, '--tools', mode, '--verbose', 'false'],
     stderr: 'pipe',
   });
   let stderr = '';

@@ -84,9 +84,11 @@ function teachingSymbols(text: string): Map<string, string> {
     const entity = /^([a-z][\w-]*:\w+):/.exec(meaning);
     const e = /^(e\d+)\(/.exec(form);
     if (entity && e) out.set(entity[1]!, e[1]!);
-    const cap = /^(\w+) ([a-z][\w-]*:\w+):/.exec(meaning);
+    // A capability row names its entity by symbol once taught (`create e2: ...`), else as `api:Entity`.
+    const cap = /^(\w+) ([a-z][\w-]*:\w+|e\d+)[ :]/.exec(meaning);
     const m = /\b(m\d+)\b/.exec(form);
-    if (cap && m && !out.has(`${cap[1]} ${cap[2]}`)) out.set(`${cap[1]} ${cap[2]}`, m[1]!);
+    const capEntity = cap && /^e\d+$/.test(cap[2]!) ? [...out].find(([, sym]) => sym === cap[2])?.[0] : cap?.[2];
+    if (cap && m && capEntity && !out.has(`${cap[1]} ${capEntity}`)) out.set(`${cap[1]} ${capEntity}`, m[1]!);
   }
   return out;
 }

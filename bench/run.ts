@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- <filter>...]`: run the benchmarks one after another and print a report.
- * A filter keeps the benchmarks whose name contains it (`npm run bench -- pack`).
+ * A filter keeps the benchmarks whose name contains it (`npm run bench -- pack`); an opt-in
+ * benchmark (OPT_IN) runs only when a filter is exactly its name.
  * Exit status: 0 when every target passes, 1 when one fails, 2 for a filter matching nothing,
  * 70 when a benchmark crashes.
  *
@@ -23,7 +24,13 @@ const BENCHMARKS: Record<string, Loader> = {
   cli: () => import('./cli.bench.js'),
   tokens: () => import('./tokens.bench.js'),
   peers: () => import('./peers.bench.js'),
+  imported: () => import('./imported.bench.js'),
+  hotpath: () => import('./hotpath.bench.js'),
+  'hotpath-memory': () => import('./hotpath-memory.bench.js'),
 };
+
+/** Run only when a filter names them exactly (too slow for the default run). */
+const OPT_IN = new Set(['hotpath-memory']);
 
 function environment(): string {
   const cpu = cpus();
@@ -37,7 +44,9 @@ function environment(): string {
 }
 
 async function main(filters: string[]): Promise<number> {
-  const names = Object.keys(BENCHMARKS).filter((n) => filters.length === 0 || filters.some((f) => n.includes(f)));
+  const names = Object.keys(BENCHMARKS).filter((n) =>
+    OPT_IN.has(n) ? filters.includes(n) : filters.length === 0 || filters.some((f) => n.includes(f)),
+  );
   if (names.length === 0) {
     process.stderr.write(
       `no benchmark matches ${filters.map((f) => `\`${f}\``).join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}\n`,

@@ -7,7 +7,8 @@ import type { Capability, Entity } from '../pack/cgs.js';
 import type { Arg, Call, Value } from './ast.js';
 import { buildStep } from './build-step.js';
 import { objectAsArgs, showable, sourceOf } from './fix-text.js';
-import type { PlanArg } from './plan.js';
+import type { PlanArg, PlanStep } from './plan.js';
+import { parseTemplate } from '../pack/template.js';
 import { LIMIT_ARG, ORDER_ARG, SORT_ARG } from './resolve-options.js';
 import type { ResolveState, Shape } from './resolve-state.js';
 import { defaultReads } from './symbols.js';
@@ -21,7 +22,9 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
   const named = args.filter((a) => a.name);
   const qn = `${api}:${entity.name}`;
   if (positional.length > 0) {
-    if (positional.length > 1 || named.length > 0)
+    // A get whose path takes more than the id (`/repos/{owner}/{repo}/issues/{index}`) takes those by name.
+    const scoped = !!reads.get && reads.get.params.some((p) => p.required && p.name !== reads.get!.id_param);
+    if (positional.length > 1 || (named.length > 0 && !scoped))
       return st.fail(
         'syntax_error',
         call.span,
@@ -40,7 +43,7 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
         `${qn} has no get capability to fetch one row by id`,
         'list rows with filters instead',
       );
-    return buildStep(st, api, entity, reads.get, call, [], { [reads.get.id_param!]: positional[0]! });
+    return buildStep(st, api, entity, reads.get, call, named, { [reads.get.id_param!]: positional[0]! });
   }
   const reserved = [LIMIT_ARG, SORT_ARG, ORDER_ARG];
   const names = named.map((a) => a.name!.text).filter((n) => !reserved.includes(n));
@@ -48,6 +51,9 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
   if (reads.get && names.length === 1 && names[0] === reads.get.id_param && !takes(reads.query)) {
     return buildStep(st, api, entity, reads.get, call, named, {});
   }
+  // A search is chosen by its own terms (`q` given): it wins over a list that takes `q` as a filter too.
+  if (reads.search && takes(reads.search) && searchTerms(reads.search, names))
+    return buildStep(st, api, entity, reads.search, call, named, {}, undefined, reads);
   if (reads.query && takes(reads.query))
     return buildStep(st, api, entity, reads.query, call, named, {}, undefined, reads);
   if (reads.search && takes(reads.search))
@@ -100,8 +106,29 @@ export function resolveCapabilityCall(
         `call it on its own line: ${call.name.text}(...)`,
       );
     pre[cap.id_param] = { ref: { step: onRow.step.id, field: onRow.entity.id_field } };
+    Object.assign(pre, pathScope(st, cap, onRow.step, args));
   }
   return buildStep(st, api, entity, cap, call, args, pre, onRow);
+}
+
+/**
+ * The path parameters a row capability shares with the step that produced the row, taken from it
+ * unless the call gives them: `e1(5, owner="o", repo="r").m3(title="x")` closes issue 5 of o/r.
+ * Only path parameters of both (`/repos/{owner}/{repo}/...`): a list filter is not an argument of
+ * an update that happens to have a parameter of the same name.
+ */
+function pathScope(st: ResolveState, cap: Capability, from: PlanStep, args: Arg[]): Record<string, PlanArg> {
+  const source = st.opts.registry.capability(from.api, from.capability);
+  if (!source) return {};
+  const mine = parseTemplate(cap.http.path).params;
+  const theirs = new Set(parseTemplate(source.http.path).params);
+  const out: Record<string, PlanArg> = {};
+  for (const name of mine) {
+    const arg = from.args[name];
+    if (name === cap.id_param || !theirs.has(name) || !arg || args.some((a) => a.name?.text === name)) continue;
+    out[name] = arg;
+  }
+  return out;
 }
 
 function score(c: Capability, names: string[]): number {
@@ -137,4 +164,10 @@ function positionalShapeHint(st: ResolveState, call: Call, v: Value): { message:
     };
   }
   return undefined;
+}
+
+/** Every required parameter of a search that has some (its search terms) is among the names. */
+function searchTerms(search: Capability, names: string[]): boolean {
+  const req = search.params.filter((p) => p.required);
+  return req.length > 0 && req.every((p) => names.includes(p.name));
 }

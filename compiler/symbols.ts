@@ -5,6 +5,7 @@
  * Federation: entities of several catalogs live in one table, keyed by (api, entity).
  */
 import type { Capability, Entity, Relation } from '../pack/cgs.js';
+import { READ_KINDS } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 
 export interface EntitySymbol {
@@ -83,9 +84,16 @@ export class SymbolTable {
     return this.revision;
   }
 
-  /** Expose seeds (in the given order); returns the wave of new symbols. Unknown seeds must be checked by the caller. */
+  /**
+   * Expose seeds (in the given order); returns the wave of new symbols. Unknown seeds must be
+   * checked by the caller. Entities come first, then each new entity's capabilities and
+   * relations (the counters are per kind, so numbering follows the seed order either way). A
+   * list that an exposed relation follows with every required parameter bound
+   * (`/customers/{customerId}/tickets`) gets no `m#`: the relation row teaches it.
+   */
   expose(registry: Registry, seeds: Seed[]): Wave {
     const wave: Wave = { entities: [], capabilities: [], relations: [], repeated: [], domain_revision: this.revision };
+    const added: Entity[] = [];
     for (const seed of seeds) {
       const entity = registry.entity(seed.api, seed.entity);
       if (!entity) continue;
@@ -94,15 +102,35 @@ export class SymbolTable {
         continue;
       }
       wave.entities.push(this.addEntity(seed.api, entity));
-      const reads = defaultReads(registry, seed.api, entity.name);
-      for (const cap of registry.capabilitiesOf(seed.api, entity.name)) {
-        if (cap === reads.query || cap === reads.get || cap === reads.search) continue;
-        wave.capabilities.push(this.addCapability(seed.api, cap));
-      }
-      for (const rel of entity.relations) wave.relations.push(this.addRelation(seed.api, entity, rel));
+      added.push(entity);
     }
+    const reached = this.relationReached(registry);
+    wave.entities.forEach((s, i) => {
+      const reads = defaultReads(registry, s.api, s.entity);
+      for (const cap of registry.capabilitiesOf(s.api, s.entity)) {
+        if (cap === reads.query || cap === reads.get || cap === reads.search) continue;
+        if (reached.has(key(s.api, cap.name))) continue;
+        wave.capabilities.push(this.addCapability(s.api, cap));
+      }
+      for (const rel of added[i]!.relations) wave.relations.push(this.addRelation(s.api, added[i]!, rel));
+    });
     if (wave.entities.length) wave.domain_revision = ++this.revision;
     return wave;
+  }
+
+  /** Capabilities (`api:name`) that a relation of an exposed entity follows with every required parameter bound. */
+  private relationReached(registry: Registry): Set<string> {
+    const out = new Set<string>();
+    for (const e of this.entities) {
+      const entity = registry.entity(e.api, e.entity);
+      if (!entity || !defaultReads(registry, e.api, e.entity).get) continue;
+      for (const rel of entity.relations) {
+        const cap = registry.capability(e.api, rel.capability);
+        if (cap && READ_KINDS.has(cap.kind) && cap.params.every((p) => !p.required || p.name in rel.bind))
+          out.add(key(e.api, cap.name));
+      }
+    }
+    return out;
   }
 
   private addEntity(api: string, e: Entity): EntitySymbol {

@@ -4,11 +4,12 @@
  * review) are rendered once per session by `teachingRules()`, not per row.
  */
 import type { Capability, Entity, FieldDef, ParamDef } from '../pack/cgs.js';
-import { WRITE_KINDS } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 import { defaultReads, type SymbolTable, type Wave } from './symbols.js';
 import { describeType, exampleId, exampleLiteral } from './values.js';
 import { DEFAULT_MAX_FANOUT } from './resolve.js';
+import { capabilityConstraintText, paramConstraintText } from './constraint-text.js';
+import { parseTemplate } from '../pack/template.js';
 
 export const TEACHING_HEADER = 'form\tmeaning';
 
@@ -24,17 +25,16 @@ export function cell(s: string): string {
   return s.replace(/[\t\r\n]+/g, ' ').trim();
 }
 
-/** The rules every session learns once, before its first wave. */
+/** The rules every session learns once, before its first wave (about 200 o200k tokens). */
 export function teachingRules(): string {
   return [
-    '# svc programs: one statement per line; the rows of each bare expression are returned.',
-    '#   e1(field=value, ...)[f1,f2]   list rows: named filters, strings in "double quotes", [..] = fields to keep (r1[f] there nests each row\'s related rows); limit=N asks for more than one page; sort="field", order="desc" orders a list marked sort:',
-    '#   e1("<id>")   one row by id;   e1("<id>").<relation>[..]   follow a relation;   e1("<id>").m2(field=value)   act on that row',
-    '#   m1(name=value, ...)   invoke a capability with named arguments (wire names; never p# or s#)',
-    '#   text over several lines: body=<<EOT, newline, the text, then a line holding EOT (the close may be glued before ) , or })',
-    `#   x = e1(...)   bind rows; later lines use x.field as a value (one call per row, at most ${DEFAULT_MAX_FANOUT}) or x.<relation>[..]`,
-    '# continuations: page(pgN)[..] fetches the next page of a result; wait(oN) polls and cancel(oN) stops a background run. Handles come from the server.',
-    '# review: a row marked "write: needs review" changes vendor data: dry-run it for a pcN, then run it with that pcN (or force); reads run at once.',
+    'svc programs: one statement per line; bare expressions return rows.',
+    'e1(f=v, ...)[a, b]  rows by filters ("strings"); [..] keeps fields, r1[a] nests related rows; limit=N rows; sort="f", order="desc" if sort: shown',
+    'e1(<id>) one row, .rel[..] its related rows, .m2(p=v) acts on it; m1(p=v) calls',
+    "untyped parameter: its field's type, else string; long text: p=<<EOT, lines, EOT alone",
+    `x = e1(...) binds rows: x.f is a value (a call per row, max ${DEFAULT_MAX_FANOUT}), x.rel[..] follows`,
+    'page(pgN)[..] next page; wait(oN), cancel(oN) a background run',
+    'create, update, delete, action change data: dry-run for a pcN, then run with it',
   ].join('\n');
 }
 
@@ -52,23 +52,52 @@ export function waveRows(wave: Wave, registry: Registry, symbols: SymbolTable): 
     if (entity) rows.push(entityRow(e.sym, e.api, entity, registry));
   }
   for (const r of wave.relations) {
-    const entity = registry.entity(r.api, r.entity);
-    const rel = entity?.relations.find((x) => x.name === r.relation);
-    if (!entity || !rel) continue;
-    const from = symbols.entitySymbol(r.api, r.entity)?.sym ?? `${r.api}:${r.entity}`;
-    const target = symbols.entitySymbol(r.api, rel.target);
-    const many = rel.cardinality === 'many';
-    rows.push({
-      sym: r.sym,
-      form: `${from}(${rowId(registry, r.api, r.entity)}).${relationMember(rel.name, r.sym)}[..]`,
-      meaning: `${r.entity}.${rel.name} (${r.sym}) -> ${r.api}:${rel.target} ${many ? 'rows' : 'row'}${target ? ` (${target.sym})` : ' (add the seed to learn its fields)'}${rel.description ? `: ${rel.description}` : ''}`,
-    });
+    const row = relationRow(r.sym, r.api, r.entity, r.relation, registry, symbols);
+    if (row) rows.push(row);
   }
   for (const c of wave.capabilities) {
     const cap = registry.capability(c.api, c.capability);
     if (cap) rows.push(capabilityRow(c.sym, c.api, cap, symbols, registry));
   }
   return rows;
+}
+
+/**
+ * `e1("<id>").tickets(status=$)[..]  r1 -> e2 rows: ...`: the parameters the relation does not
+ * bind are filters of the follow, so a list reached only through a nested route needs no `m#`.
+ */
+function relationRow(
+  sym: string,
+  api: string,
+  entityName: string,
+  relation: string,
+  registry: Registry,
+  symbols: SymbolTable,
+): TeachingRow | undefined {
+  const entity = registry.entity(api, entityName);
+  const rel = entity?.relations.find((x) => x.name === relation);
+  if (!entity || !rel) return undefined;
+  const from = symbols.entitySymbol(api, entityName)?.sym ?? `${api}:${entityName}`;
+  const target = symbols.entitySymbol(api, rel.target);
+  const cap = registry.capability(api, rel.capability);
+  const free = cap?.params.filter((p) => !(p.name in rel.bind)) ?? [];
+  const args = free.length ? `(${free.map((p) => `${p.name}=$`).join(', ')})` : '';
+  const parts = [
+    `${sym} -> ${target ? target.sym : `${api}:${rel.target}`} ${rel.cardinality === 'many' ? 'rows' : 'row'}${target ? '' : ' (add the seed to learn its fields)'}${rel.description ? `: ${rel.description}` : ''}`,
+  ];
+  // Filters are typed by the target's fields only once the target's row taught them.
+  const targetEntity = target ? registry.entity(api, rel.target) : undefined;
+  const req = free.filter((p) => p.required);
+  if (req.length) parts.push(`required: ${req.map((p) => paramText(p, targetEntity)).join(', ')}`);
+  const odd = free.filter((p) => !p.required && !sameAsField(p, targetEntity));
+  if (odd.length) parts.push(`filters: ${odd.map((p) => paramText(p, targetEntity)).join(', ')}`);
+  const sort = cap && sortText(cap, registry.entity(api, rel.target));
+  if (sort) parts.push(sort);
+  return {
+    sym,
+    form: `${from}(${rowId(registry, api, entityName)}).${relationMember(rel.name, sym)}${args}[..]`,
+    meaning: parts.join(' | '),
+  };
 }
 
 /**
@@ -80,11 +109,17 @@ function relationMember(wire: string, sym: string): string {
   return /^[emrps]\d+$/.test(wire) || ['true', 'false', 'null'].includes(wire) ? sym : wire;
 }
 
-/** The example id of an entity's rows in forms: `"<id>"` or `1`, after its get's id parameter. */
-function rowId(registry: Registry, api: string, entity: string): string {
+/**
+ * The example id of an entity's rows in forms: `"<id>"` or `1`, after its get's id parameter. A
+ * get whose path takes more than the id (`/repos/{owner}/{repo}/issues/{index}`) adds those:
+ * `1, owner=$, repo=$` (`fill` gives example values instead of `$`, for programs that compile).
+ */
+function rowId(registry: Registry, api: string, entity: string, fill?: (p: ParamDef) => string): string {
   const get = defaultReads(registry, api, entity).get;
   const p = get?.params.find((x) => x.name === get.id_param);
-  return p ? exampleId(p) : '"<id>"';
+  if (!get || !p) return '"<id>"';
+  const more = get.params.filter((x) => x.required && x.name !== get.id_param);
+  return [exampleId(p), ...more.map((x) => `${x.name}=${fill ? fill(x) : '$'}`)].join(', ');
 }
 
 function fieldText(f: FieldDef, entity: Entity): string {
@@ -92,10 +127,24 @@ function fieldText(f: FieldDef, entity: Entity): string {
   return `${f.name}${t}${f.name === entity.id_field && f.name !== 'id' ? ' (id)' : ''}`;
 }
 
-function paramText(p: ParamDef): string {
-  const t = p.type === 'string' ? '' : p.type === 'enum' ? `=${describeType(p)}` : `:${describeType(p)}`;
+/**
+ * A parameter as the table shows it: its name alone when it has the type of the entity's field
+ * of that name (the fields list taught it; the rules say so), else with its type (`:string`
+ * spelt out when the field of that name has another type); then its default and dependencies.
+ */
+function paramText(p: ParamDef, entity: Entity | undefined): string {
+  const f = entity?.fields.find((x) => x.name === p.name);
+  const t =
+    f && describeType(f) === describeType(p)
+      ? ''
+      : p.type === 'enum'
+        ? `=${describeType(p)}`
+        : p.type === 'string' && !f
+          ? ''
+          : `:${describeType(p)}`;
   const needs = p.requires ? ` (with ${p.requires.join(', ')})` : '';
-  return `${p.name}${t}${p.default !== undefined ? ` (default ${JSON.stringify(p.default)})` : ''}${needs}`;
+  const rule = paramConstraintText(p);
+  return `${p.name}${t}${rule ? ` ${rule}` : ''}${p.default !== undefined ? ` (default ${JSON.stringify(p.default)})` : ''}${needs}`;
 }
 
 function entityRow(sym: string, api: string, entity: Entity, registry: Registry): TeachingRow {
@@ -103,19 +152,20 @@ function entityRow(sym: string, api: string, entity: Entity, registry: Registry)
   const parts = [`${api}:${entity.name}${entity.description ? `: ${entity.description}` : ''}`];
   let form: string;
   if (reads.query) {
-    const filters = reads.query.params.map((p) => `${p.name}=$`);
-    form = `${sym}(${filters.join(', ')})[..]`;
-    const page = reads.query.http.pagination?.page_size;
     const req = reads.query.params.filter((p) => p.required);
+    // Filters named and typed like a field are taught by the field list and shown in the form; the
+    // others are spelt out once, with their types, under `filters:`.
+    const odd = reads.query.params.filter((p) => !req.includes(p) && !sameAsField(p, entity));
+    const filters = reads.query.params.filter((p) => !odd.includes(p)).map((p) => `${p.name}=$`);
+    form = `${sym}${filters.length ? `(${filters.join(', ')})` : ''}[..]`;
+    const page = reads.query.http.pagination?.page_size;
     if (req.length || page)
       parts.push(
-        `list${req.length ? ` (required: ${req.map(paramText).join(', ')})` : ''}${page ? ` ${page}/page` : ''}`,
+        `list${req.length ? ` (required: ${req.map((p) => paramText(p, entity)).join(', ')})` : ''}${page ? ` ${page}/page` : ''}`,
       );
     const sort = sortText(reads.query, entity);
     if (sort) parts.push(sort);
-    // Filters named and typed like a field are taught by the field list; only the others are spelt out.
-    const odd = reads.query.params.filter((p) => !req.includes(p) && !sameAsField(p, entity));
-    if (odd.length) parts.push(`filters: ${odd.map(paramText).join(', ')}`);
+    if (odd.length) parts.push(`filters: ${odd.map((p) => paramText(p, entity)).join(', ')}`);
   } else if (reads.search) {
     form = `${sym}(${reads.search.params
       .filter((p) => p.required)
@@ -124,7 +174,7 @@ function entityRow(sym: string, api: string, entity: Entity, registry: Registry)
   } else {
     form = `${sym}("<id>")[..]`;
   }
-  if (reads.get) parts.push(`one: ${sym}(${exampleId(reads.get.params.find((p) => p.name === reads.get!.id_param)!)})`);
+  if (reads.get) parts.push(`one: ${sym}(${rowId(registry, api, entity.name)})`);
   if (reads.search && reads.query)
     parts.push(
       `search: ${sym}(${reads.search.params
@@ -137,15 +187,15 @@ function entityRow(sym: string, api: string, entity: Entity, registry: Registry)
 }
 
 /** `sort: any field` (every field of the entity) or `sort: createdAt, priority`, for a list that sorts. */
-function sortText(cap: Capability, entity: Entity): string | undefined {
+function sortText(cap: Capability, entity: Entity | undefined): string | undefined {
   const s = cap.returns === 'rows' ? cap.http.sort : undefined;
-  if (!s) return undefined;
+  if (!s || !entity) return undefined;
   return `sort: ${s.fields.length === entity.fields.length ? 'any field' : s.fields.join(', ')}`;
 }
 
-function sameAsField(p: ParamDef, entity: Entity): boolean {
-  const f = entity.fields.find((x) => x.name === p.name);
-  return !!f && describeType(f) === describeType(p) && p.default === undefined;
+function sameAsField(p: ParamDef, entity: Entity | undefined): boolean {
+  const f = entity?.fields.find((x) => x.name === p.name);
+  return !!f && describeType(f) === describeType(p) && p.default === undefined && !paramConstraintText(p);
 }
 
 function capabilityRow(
@@ -156,26 +206,49 @@ function capabilityRow(
   registry: Registry,
 ): TeachingRow {
   const onRow = cap.id_param !== undefined;
-  const own = cap.params.filter((p) => p.name !== cap.id_param);
-  const call = own.length ? `${sym}(${own.map((p) => `${p.name}=$`).join(', ')})` : sym;
+  const scoped = rowScope(registry, api, cap);
+  const own = cap.params.filter((p) => p.name !== cap.id_param && !scoped.has(p.name));
+  const req = own.filter((p) => p.required);
+  const opt = own.filter((p) => !p.required);
+  // The form shows the required parameters (the optional ones when none is); the meaning the rest.
+  const shown = req.length ? req : opt;
+  const call = shown.length ? `${sym}(${shown.map((p) => `${p.name}=$`).join(', ')})` : sym;
   const esym = symbols.entitySymbol(api, cap.entity)?.sym ?? `${api}:${cap.entity}`;
   const form = onRow
     ? `${esym}(${rowId(registry, api, cap.entity)}).${call}`
     : cap.returns === 'rows'
       ? `${call}[..]`
       : call;
-  const req = own.filter((p) => p.required);
-  const opt = own.filter((p) => !p.required);
   const parts = [
-    `${cap.kind} ${api}:${cap.entity}${cap.returns === 'none' ? ' (returns nothing)' : ''}${cap.description ? `: ${cap.description}` : ''}`,
+    `${cap.kind} ${esym}${cap.returns === 'none' ? ' (returns nothing)' : ''}${cap.description ? `: ${cap.description}` : ''}`,
   ];
-  if (req.length) parts.push(`required: ${req.map(paramText).join(', ')}`);
-  if (opt.length) parts.push(`optional: ${opt.map(paramText).join(', ')}`);
   const entity = registry.entity(api, cap.entity);
+  const noted = (ps: ParamDef[]) => ps.filter((p) => paramText(p, entity) !== p.name);
+  if (noted(req).length)
+    parts.push(
+      `required: ${noted(req)
+        .map((p) => paramText(p, entity))
+        .join(', ')}`,
+    );
+  const optional = req.length ? opt : noted(opt);
+  if (optional.length) parts.push(`optional: ${optional.map((p) => paramText(p, entity)).join(', ')}`);
+  const atLeast = capabilityConstraintText(cap);
+  if (atLeast) parts.push(atLeast);
+  else if (!req.length && opt.length) parts.push('all optional');
   const sort = entity && sortText(cap, entity);
   if (sort) parts.push(sort);
-  if (WRITE_KINDS.has(cap.kind)) parts.push('write: needs review');
   return { sym, form, meaning: parts.join(' | ') };
+}
+
+/**
+ * Path parameters a row capability takes from the row's get (`/repos/{owner}/{repo}/...`): the
+ * compiler passes them on, so the form leaves them out.
+ */
+function rowScope(registry: Registry, api: string, cap: Capability): Set<string> {
+  const get = cap.id_param === undefined ? undefined : defaultReads(registry, api, cap.entity).get;
+  if (!get) return new Set();
+  const theirs = new Set(parseTemplate(get.http.path).params);
+  return new Set(parseTemplate(cap.http.path).params.filter((n) => n !== cap.id_param && theirs.has(n)));
 }
 
 /**
@@ -196,16 +269,28 @@ export function exampleProgram(
       .filter((p) => p.required)
       .map((p) => `${p.name}=${exampleLiteral(p)}`)
       .join(', ');
-  if (cap === reads.get) return `${e.sym}(${exampleId(cap.params.find((p) => p.name === cap.id_param)!)})`;
+  if (cap === reads.get) return `${e.sym}(${rowId(registry, api, cap.entity, exampleLiteral)})`;
   if (cap === reads.query || cap === reads.search) return `${e.sym}(${fill(cap.params)})`;
   const m = symbols.capabilitySymbol(api, cap.name);
-  if (!m) return undefined;
-  const own = cap.params.filter((p) => p.name !== cap.id_param);
+  if (!m) return relationExample(api, cap, registry, symbols);
+  const scoped = rowScope(registry, api, cap);
+  const own = cap.params.filter((p) => p.name !== cap.id_param && !scoped.has(p.name));
   if (cap.id_param !== undefined) {
-    const get = reads.get;
-    const id = get ? exampleId(get.params.find((p) => p.name === get.id_param)!) : undefined;
-    if (id !== undefined) return `${e.sym}(${id}).${m.sym}(${fill(own)})`;
+    if (reads.get) return `${e.sym}(${rowId(registry, api, cap.entity, exampleLiteral)}).${m.sym}(${fill(own)})`;
     return `${m.sym}(${fill(cap.params)})`;
   }
   return `${m.sym}(${fill(cap.params)})`;
+}
+
+/** `e1("<id>").tickets`: the example of a list that only a relation reaches (it has no `m#`). */
+function relationExample(api: string, cap: Capability, registry: Registry, symbols: SymbolTable): string | undefined {
+  for (const s of symbols.all()) {
+    if (s.kind !== 'relation' || s.api !== api) continue;
+    const rel = registry.entity(api, s.entity)?.relations.find((r) => r.name === s.relation);
+    const from = symbols.entitySymbol(api, s.entity);
+    if (!rel || !from || rel.capability !== cap.name) continue;
+    if (cap.params.some((p) => p.required && !(p.name in rel.bind))) continue;
+    return `${from.sym}(${rowId(registry, api, s.entity, exampleLiteral)}).${relationMember(rel.name, s.sym)}`;
+  }
+  return undefined;
 }

@@ -123,8 +123,13 @@ export function answerJson(a: HttpAnswer): unknown {
     switch (formatOf(a.contentType)) {
       case 'json':
         return a.json ?? (JSON.parse(a.text) as unknown);
-      case 'toon':
-        return decodeToon(a.text.replace(/\n+$/, ''));
+      case 'toon': {
+        // A teaching answer is TOON, a blank line, then the rules and the table as text.
+        const cut = a.text.indexOf('\n\n');
+        if (cut < 0) return decodeToon(a.text.replace(/\n+$/, ''));
+        const head = decodeToon(a.text.slice(0, cut)) as Record<string, unknown>;
+        return { ...head, text: a.text.slice(cut + 2).replace(/\n+$/, '') };
+      }
       case 'ndjson':
         return a.text
           .split('\n')

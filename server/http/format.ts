@@ -6,12 +6,12 @@
  * bounded in every format (`boundErrors`: 20 in full, then a `too_many_errors` count, each text
  * cut to a few hundred characters), so no input makes an error answer grow without bound.
  */
-import { encode as toon } from '@toon-format/toon';
 import { boundErrors } from '../../common/bound-errors.js';
 import type { SvcError } from '../../common/errors.js';
 import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
 import type { Outcome, ResultBlock } from '../execute/outcome.js';
 import type { Format } from './negotiate.js';
+import { toonEncode as toon } from './toon-fast.js';
 
 export type { Format } from './negotiate.js';
 
@@ -64,7 +64,7 @@ export function render(o: Outcome, format: Format, source?: string): string {
     case 'json':
       return JSON.stringify(outcomeObject(o)) + '\n';
     case 'toon':
-      return toon(outcomeObject(o, true)) + '\n';
+      return teachingToon(o) ?? toon(outcomeObject(o, true)) + '\n';
     case 'ndjson':
       return ndjson(o);
     case 'plain':
@@ -158,6 +158,20 @@ export function table(nested: Array<Record<string, unknown>>): string {
 
 /** Keys of `Outcome.extra` that the plain text already shows as its text. */
 const PLAIN_TEXT_KEYS = new Set(['rules', 'wave', 'notice']);
+
+/**
+ * A teaching answer (a new session or a context wave) in TOON: the session fields as TOON, a blank
+ * line, then the rules and the table as the text they are (TSV lines), never one quoted string with
+ * every tab and newline escaped. A TOON decoder reads the part before the first blank line.
+ */
+function teachingToon(o: Outcome): string | undefined {
+  if (!o.text || !o.extra || ![...PLAIN_TEXT_KEYS].some((k) => o.extra![k] !== undefined)) return undefined;
+  const head = outcomeObject(o, true);
+  for (const k of PLAIN_TEXT_KEYS) delete head[k];
+  // `_meta` repeats what the head already says (domain_revision): leave it out then.
+  if (Object.entries(o.meta).every(([k, v]) => v === undefined || head[k] === v)) delete head._meta;
+  return `${toon(head)}\n\n${o.text}\n`;
+}
 
 function plain(o: Outcome, source?: string): string {
   const out: string[] = [];

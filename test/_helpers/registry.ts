@@ -1,7 +1,14 @@
 /** Test helpers: a registry of the bundled fixture catalogs (compiled from source) and a session. */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileSource, Registry, readSourceDir, registryEntry, type RegistryEntry } from '../../pack/index.js';
+import {
+  compileSource,
+  Registry,
+  readSourceDir,
+  registryEntry,
+  type Cgs,
+  type RegistryEntry,
+} from '../../pack/index.js';
 import { SymbolTable, type Seed } from '../../compiler/symbols.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -17,6 +24,13 @@ export async function fixtureRegistry(): Promise<Registry> {
     entries.push(registryEntry(c.cgs, c.cgs_hash, `${name}.cgs.json`));
   }
   return new Registry(entries);
+}
+
+/** One catalog from a single YAML source text, compiled in memory, with its registry. */
+export function sourceRegistry(text: string, file = 'catalog.yaml'): { cgs: Cgs; registry: Registry } {
+  const c = compileSource([{ file, text }]);
+  if (!c.cgs || !c.cgs_hash) throw new Error(`the catalog does not compile: ${JSON.stringify(c.diagnostics)}`);
+  return { cgs: c.cgs, registry: new Registry([registryEntry(c.cgs, c.cgs_hash, file)]) };
 }
 
 /** The seeds of the golden session, in exposure order. */

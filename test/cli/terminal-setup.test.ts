@@ -63,7 +63,7 @@ t.test('init → doctor → search → context', async (t) => {
   t.match(more.stdout, /^e3\(.*\thelpdesk:Ticket: /m);
   t.notMatch(more.stderr, /warning/);
   const teaching = readFileSync(join(dir, 'teaching.tsv'), 'utf8');
-  t.match(teaching, /^# svc programs:/);
+  t.match(teaching, /^svc programs:/);
   t.ok(teaching.includes('\thelpdesk:Ticket: '), 'teaching.tsv is cumulative');
   const again = await term(ws, ['context', 'brewery:Beer']);
   t.equal(again.code, 0);

@@ -55,12 +55,12 @@ const ROWS: Row[] = [
   row('a bare sort field', 'e4(sort=createdAt)', 'wrong_type', 'sort="createdAt"'),
   row('a spelt-out order', 'e4(sort="createdAt", order="descending")', 'enum_value_not_allowed', 'order="desc"'),
   row('sorting one row', 'e2(7).brewery(sort="name")', 'not_sortable', 'e1(sort="name") (listBreweries)'),
-  row('a parameter typo of a capability', 'm8(customerID="c-1")', 'unknown_argument', 'did you mean `customerId`?'),
-  row('an update argument typo', 'e4("t-1").m10(state="closed")', 'unknown_argument', 'did you mean `status`?'),
-  row('confirming a write inside the program', 'e2(7).m5(confirm=true)', 'unknown_argument', 'dry-run the program'),
+  row('a parameter typo of a capability', 'm7(customerID="c-1")', 'unknown_argument', 'did you mean `customerId`?'),
+  row('an update argument typo', 'e4("t-1").m9(state="closed")', 'unknown_argument', 'did you mean `status`?'),
+  row('confirming a write inside the program', 'e2(7).m4(confirm=true)', 'unknown_argument', 'dry-run the program'),
   row(
     'forcing a write inside the program',
-    'm4(breweryId="b-1", name="Dark", style="Stout", abv=5.2, force=true)',
+    'm3(breweryId="b-1", name="Dark", style="Stout", abv=5.2, force=true)',
     'unknown_argument',
     'remove `force`',
   ),
@@ -72,16 +72,21 @@ const ROWS: Row[] = [
   row('limit as a method', 'e1(city="Berlin").limit(5)', 'unknown_relation', 'e1(city="Berlin", limit=5)'),
   row('filter as a method', 'e1.where(city="Berlin")', 'unknown_relation', 'e1(city="Berlin")'),
   row('a relation typo', 'e1("b-1").bers', 'unknown_relation', 'did you mean `beers`'),
-  row('a capability by a part of its name', 'e2(7).retire', 'unknown_relation', '`m5` (retireBeer)'),
-  row('delete as a method', 'e2(7).delete', 'unknown_relation', '`m6` (deleteBeer)'),
+  row('a capability by a part of its name', 'e2(7).retire', 'unknown_relation', '`m4` (retireBeer)'),
+  row('delete as a method', 'e2(7).delete', 'unknown_relation', '`m5` (deleteBeer)'),
   row(
     'a create written on the parent row',
-    'e1("b-1").m4(name="Dark", style="Stout", abv=5.2)',
+    'e1("b-1").m3(name="Dark", style="Stout", abv=5.2)',
     'unknown_relation',
-    'm4(breweryId="b-1", name="Dark", style="Stout", abv=5.2)',
+    'm3(breweryId="b-1", name="Dark", style="Stout", abv=5.2)',
   ),
-  row('a query written on the parent row', 'e1("b-1").m3(breweryId="b-1")', 'unknown_relation', 'm3(breweryId="b-1")'),
-  row('a row action on the wrong entity', 'e1("b-1").m5', 'unknown_relation', 'e2(1).m5'),
+  row(
+    'a query written on the parent row',
+    'e1("b-1").m7(customerId="c-1")',
+    'unknown_relation',
+    'm7(customerId="c-1")',
+  ),
+  row('a row action on the wrong entity', 'e1("b-1").m4', 'unknown_relation', 'e2(1).m4'),
   // Projections.
   row('a dotted projection', 'e2(7)[name, brewery.name]', 'syntax_error', 'e2(7)[name, brewery[name]]'),
   row('the [..] placeholder copied', 'e1(city="Berlin")[..]', 'syntax_error', 'e1(city="Berlin")'),
@@ -96,7 +101,7 @@ const ROWS: Row[] = [
   row('limit= on a nested row', 'e2(style="IPA")[name, brewery(limit=5)[name]]', 'unknown_argument', 'remove limit'),
   row(
     'a nested relation of a write',
-    'm4(breweryId="b-1", name="X", style="IPA", abv=5)[id, brewery[name]]',
+    'm3(breweryId="b-1", name="X", style="IPA", abv=5)[id, brewery[name]]',
     'syntax_error',
     'e1(x.id)[id, rel[..]]',
   ),
@@ -135,7 +140,7 @@ const ROWS: Row[] = [
     'a capability by its name',
     'createBeer(breweryId="b-1", name="Dark", style="Stout", abv=5.2)',
     'unknown_symbol',
-    '`m4` (brewery:createBeer)',
+    '`m3` (brewery:createBeer)',
   ),
   row('a default read by its name', 'listBreweries(city="Berlin")', 'unknown_symbol', '`e1` (brewery:Brewery)'),
   row(
@@ -166,7 +171,7 @@ const ROWS: Row[] = [
   row('a boolean in quotes', 'e2(available="true")', 'wrong_type', 'available=true'),
   row('a word for a boolean', 'e2(available="yes")', 'wrong_type', 'available=true'),
   row('an integer id in quotes', 'e2("7")', 'wrong_type', 'e2(7)'),
-  row('a rating in quotes', 'm7(beerId=7, rating="5", author="ana")', 'wrong_type', 'rating=5'),
+  row('a rating in quotes', 'm6(beerId=7, rating="5", author="ana")', 'wrong_type', 'rating=5'),
   row(
     'an enum value not in the list',
     'e1(kind="nano")',
@@ -184,11 +189,11 @@ const ROWS: Row[] = [
   // Required arguments.
   row(
     'a create missing arguments',
-    'm4(breweryId="b-1", name="Dark")',
+    'm3(breweryId="b-1", name="Dark")',
     'missing_argument',
-    'm4(breweryId="b-1", name="Dark", style="text", abv=2.5)',
+    'm3(breweryId="b-1", name="Dark", style="text", abv=2.5)',
   ),
-  row('an update not on a row', 'm10(status="closed")', 'missing_argument', 'e4("<id>").m10(status="closed")'),
+  row('an update not on a row', 'm9(status="closed")', 'missing_argument', 'e4("<id>").m9(status="closed")'),
   // JSON, SQL and operators.
   row('a JSON object as the arguments', 'e1({city:"Berlin"})', 'wrong_type', 'e1(city="Berlin")'),
   row(
@@ -199,9 +204,9 @@ const ROWS: Row[] = [
   ),
   row(
     'a JSON object for a capability',
-    'm4({breweryId: "b-1", name: "Dark", style: "Stout", abv: 5.2})',
+    'm3({breweryId: "b-1", name: "Dark", style: "Stout", abv: 5.2})',
     'syntax_error',
-    'm4(breweryId="b-1", name="Dark", style="Stout", abv=5.2)',
+    'm3(breweryId="b-1", name="Dark", style="Stout", abv=5.2)',
   ),
   row('colons for arguments', 'e2(style: "IPA")', 'syntax_error', 'style="IPA"'),
   row('SQL', 'SELECT name FROM e1 WHERE city = "Berlin"', 'syntax_error', 'e1(city="Berlin")[name]'),
@@ -233,31 +238,31 @@ const ROWS: Row[] = [
   // Heredocs.
   row(
     'text after the heredoc tag',
-    'm7(beerId=7, rating=4, author="ana", text=<<EOT Crisp\nEOT)',
+    'm6(beerId=7, rating=4, author="ana", text=<<EOT Crisp\nEOT)',
     'syntax_error',
     'start the text on the next line',
   ),
   row(
     'a space in the heredoc opener',
-    'm7(beerId=7, rating=4, author="ana", text=<< EOT\nCrisp\nEOT)',
+    'm6(beerId=7, rating=4, author="ana", text=<< EOT\nCrisp\nEOT)',
     'heredoc_missing_tag',
     '<<EOT',
   ),
   row(
     'a space before the glued close',
-    'm7(beerId=7, rating=4, author="ana", text=<<EOT\nCrisp\nEOT )',
+    'm6(beerId=7, rating=4, author="ana", text=<<EOT\nCrisp\nEOT )',
     'unterminated_heredoc',
     'EOT)',
   ),
   row(
     'the removed triple quotes',
-    'm7(beerId=7, rating=4, author="ana", text="""\nCrisp\n""")',
+    'm6(beerId=7, rating=4, author="ana", text="""\nCrisp\n""")',
     'legacy_heredoc',
     '<<EOT',
   ),
   row(
     'a heredoc closed in another case',
-    'm7(beerId=7, rating=4, author="ana", text=<<EOT\nCrisp\neot\n)',
+    'm6(beerId=7, rating=4, author="ana", text=<<EOT\nCrisp\neot\n)',
     'unterminated_heredoc',
     'written exactly as opened, EOT',
   ),
@@ -274,7 +279,25 @@ const ROWS: Row[] = [
   ),
   // Writes.
   row('a read after a write', 'm1(name="X", city="Y", country="DE").r1', 'write_in_read_position', 'x = m1(...)'),
-  row('a projection of a delete', 'e2(7).m6[name]', 'projection_unknown_field', 'remove the projection'),
+  row('a projection of a delete', 'e2(7).m5[name]', 'projection_unknown_field', 'remove the projection'),
+  // Constraints, lists for `many` parameters, at least one field of an update.
+  row(
+    'a rating above the scale',
+    'm6(beerId=7, rating=9, author="ana")',
+    'constraint_violation',
+    'm6(beerId=7, rating=5, author="ana")',
+  ),
+  row('a rating below the scale', 'm6(beerId=7, rating=0, author="ana")', 'constraint_violation', 'rating=1'),
+  row('an update that changes nothing', 'e4("t-1").m9', 'missing_argument', 'e4("t-1").m9(subject="text")'),
+  row('an update with empty parentheses', 'e1("b-1").m2()', 'missing_argument', 'e1("b-1").m2(name="text")'),
+  row('an empty list for a filter', 'e2(style=[])', 'wrong_type', 'leave style out'),
+  row('a number in a list of texts', 'e2(style=["IPA", 5])', 'wrong_type', 'style=["IPA", "5"]'),
+  row(
+    'a misspelt value in a list of enum values',
+    'e4(status=["open", "closd"])',
+    'enum_value_not_allowed',
+    'status="closed"',
+  ),
 ];
 
 const registry = await fixtureRegistry();

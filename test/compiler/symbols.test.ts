@@ -97,25 +97,66 @@ t.test('teaching table: TSV, one row per symbol, no tabs or newlines in cells', 
   );
   for (const l of lines) t.equal(l.split('\t').length, 2, `two cells: ${l.slice(0, 40)}`);
   const rows = waveRows(wave, registry, table);
-  const m = rows.find((r) => r.meaning.startsWith('create brewery:Brewery'));
-  t.ok(m, 'the create capability has a row');
-  t.match(m!.meaning, /write: needs review/);
-  t.match(m!.meaning, /required: name, city, country/);
-  t.match(m!.meaning, /kind=micro\|brewpub\|regional\|large \(default "micro"\)/);
+  const m = rows.find((r) => r.meaning.startsWith('create e1:'));
+  t.ok(m, 'the create capability has a row, naming its entity by symbol');
+  t.notMatch(m!.meaning, /needs review/, 'the kind says it writes; the rules say writes are reviewed');
+  t.equal(m!.form, 'm1(name=$, city=$, country=$)', 'the form shows the required parameters');
+  t.notMatch(m!.meaning, /required:/, 'required parameters typed like their field need no note');
+  t.match(
+    m!.meaning,
+    /optional: kind \(default "micro"\), founded, website/,
+    'parameters typed like their field show no type',
+  );
   const e1 = rows.find((r) => r.sym === 'e1')!;
   t.match(e1.form, /^e1\(city=\$, country=\$, kind=\$\)\[\.\.\]$/);
+  t.match(e1.meaning, /kind=micro\|brewpub\|regional\|large/, 'the enum is taught once, on the fields');
   t.match(e1.meaning, /one: e1\("<id>"\)/);
   t.match(e1.meaning, /search: e1\(q=\$\)/);
-  const rel = rows.find((r) => r.meaning.startsWith('Brewery.beers'))!;
-  t.match(rel.meaning, /-> brewery:Beer rows \(e2\)/);
+  const rel = rows.find((r) => r.sym === 'r1')!;
   t.equal(rel.form, 'e1("<id>").beers[..]', 'a relation is taught by its wire name');
-  t.match(rel.meaning, /^Brewery\.beers \(r1\) -> /, 'the meaning names its r# symbol');
+  t.match(
+    rel.meaning,
+    /^r1 -> e2 rows: Beers this brewery brews\. \| sort: any field$/,
+    'the meaning names its r# and target e#',
+  );
   t.equal(rows.find((r) => r.sym === 'r2')?.form, 'e2(1).brewery[..]');
+  t.equal(
+    rows.find((r) => r.sym === 'r3')?.form,
+    'e2(1).reviews(rating=$, author=$)[..]',
+    'unbound parameters are filters',
+  );
+  t.notOk(
+    wave.capabilities.some((c) => c.capability === 'listBreweryBeers'),
+    'the list only Brewery.beers reaches has no m#',
+  );
   t.notMatch(tsv, /^#/m, 'the shared rules are not repeated in a wave');
   t.notMatch(teachingRules(), /\.r\d/, 'the rules show relations by wire name, not r#');
   t.match(teachingRules(), /page\(pgN\)/);
   t.match(teachingRules(), /wait\(oN\)/);
-  t.match(teachingRules(), /review/);
+  t.match(teachingRules(), /dry-run/);
+});
+
+t.test('a list that a relation reaches gets no m#, unless the relation is not exposed', async (t) => {
+  const registry = await fixtureRegistry();
+  const both = new SymbolTable();
+  const w = both.expose(registry, [
+    { api: 'helpdesk', entity: 'Ticket' },
+    { api: 'helpdesk', entity: 'Customer' },
+  ]);
+  t.notOk(
+    w.capabilities.some((c) => c.capability === 'listCustomerTickets'),
+    'seed order does not matter: Customer.tickets teaches it',
+  );
+  const row = waveRows(w, registry, both).find((r) => r.form.includes('.tickets'))!;
+  t.equal(row.form, 'e2("<id>").tickets(status=$)[..]');
+  const r = compileProgram('e2("c-1").tickets(status="open")', { registry, symbols: both });
+  t.equal(r.kind === 'plan' ? r.plan.steps.at(-1)?.capability : r.kind, 'listCustomerTickets');
+  const alone = new SymbolTable();
+  const w2 = alone.expose(registry, [{ api: 'helpdesk', entity: 'Ticket' }]);
+  t.ok(
+    w2.capabilities.some((c) => c.capability === 'listCustomerTickets'),
+    'without Customer it keeps its m#',
+  );
 });
 
 t.test('every relation row is a copyable form: it compiles to a step that follows that relation', async (t) => {
@@ -132,14 +173,11 @@ t.test('every relation row is a copyable form: it compiles to a step that follow
     }
     t.match(
       row.form,
-      new RegExp(`\\.${rel.relation}\\[\\.\\.\\]$`),
-      `${row.sym}: the form ends with .${rel.relation}[..]`,
+      new RegExp(`\\.${rel.relation}(\\([^)]*\\))?\\[\\.\\.\\]$`),
+      `${row.sym}: the form ends with .${rel.relation}[..] (or its filters)`,
     );
-    t.ok(
-      row.meaning.startsWith(`${rel.entity}.${rel.relation} (${row.sym}) -> `),
-      `${row.sym}: ${row.meaning.slice(0, 40)}`,
-    );
-    const r = compileProgram(row.form.replace(/\[\.\.\]$/, ''), { registry, symbols: table });
+    t.ok(row.meaning.startsWith(`${row.sym} -> `), `${row.sym}: ${row.meaning.slice(0, 40)}`);
+    const r = compileProgram(row.form.replace(/(\([^)]*\))?\[\.\.\]$/, ''), { registry, symbols: table });
     t.equal(r.kind, 'plan', row.form);
     if (r.kind === 'plan')
       t.equal(r.plan.steps.at(-1)?.via?.relation, rel.relation, `${row.form} follows ${rel.entity}.${rel.relation}`);
@@ -210,7 +248,10 @@ t.test('the first brewery wave with its rules stays within its token budget', as
   // 2,802 characters (rules + newline + wave) before relations were taught by wire name; 2,784 after.
   // Nested projections added 45 to the rules; sorting 54 to the rules and 18 to each of the three
   // rows of a list that sorts (`| sort: any field`).
-  t.ok(teachingRules().length + 1 + w1.length <= 2937, `rules ${teachingRules().length} + wave ${w1.length}`);
+  // The compact table (2026-11-24): rules without `#`, parameters typed like their field untyped, writes
+  // marked by their kind, relation rows `r1 -> e2 rows`: 2,050; forms with the required parameters
+  // only: 1,930.
+  t.ok(teachingRules().length + 1 + w1.length <= 1980, `rules ${teachingRules().length} + wave ${w1.length}`);
 });
 
 t.test('docs/teaching.md shows the waves the renderer produces today', async (t) => {

@@ -74,7 +74,7 @@ function waveRows(t: Test, wave: string): Array<[string, string]> {
 
 /** The symbol a teaching row defines: a relation's r# (named in its meaning), else the form's last m#, else its entity e#. */
 function definedSymbol([form, meaning]: [string, string]): string {
-  const r = /^\w+\.\w+ \((r\d+)\) -> /.exec(meaning);
+  const r = /^(r\d+) -> /.exec(meaning);
   if (r) return r[1]!;
   const m = form.match(/\bm\d+\b/g);
   return m ? m[m.length - 1]! : /^e\d+/.exec(form)![0];
@@ -108,6 +108,36 @@ const helpdesk = stack.app.registry.get('helpdesk')!;
 
 // ---------------------------------------------------------------- POST /execute
 
+t.test(
+  'a teaching answer in TOON: the session fields as TOON, a blank line, the rules and table as text',
+  async (t) => {
+    const seeds = ['brewery:Brewery', 'brewery:Beer'];
+    const toon = await postJson('/execute', { entry_id: 'brewery', intent: 'toon teaching', seeds }, 'text/toon');
+    const plain = await postJson('/execute', { entry_id: 'brewery', intent: 'toon teaching', seeds }, 'text/plain');
+    const json = await postJson('/execute', { entry_id: 'brewery', intent: 'toon teaching', seeds });
+    t.equal(toon.status, 201);
+    const cut = toon.text.indexOf('\n\n');
+    t.ok(cut > 0, 'a blank line ends the TOON part');
+    const head = decode(toon.text.slice(0, cut)) as Record<string, unknown>;
+    t.match(head, { prompt_hash: json.body.prompt_hash, domain_revision: 1, entries: json.body.entries });
+    t.notOk('wave' in head || 'rules' in head, 'the rules and the table are not TOON strings');
+    t.equal(
+      toon.text.slice(cut + 2),
+      `${json.body.rules}\n${json.body.wave}\n`,
+      'the text is the rules and the TSV table',
+    );
+    t.notMatch(toon.text, /\\t|\\n/, 'no escaped tab or newline');
+    t.ok(toon.text.length <= plain.text.length, `TOON ${toon.text.length} chars, plain ${plain.text.length}`);
+    const ctx = await call(BASE, `/execute/${json.body.prompt_hash}/${json.body.session}/context`, {
+      body: JSON.stringify({ seeds: ['brewery:Review'] }),
+      type: 'application/json',
+      accept: 'text/toon',
+    });
+    t.equal(ctx.status, 200);
+    t.match(ctx.text, /^domain_revision: 2\n[\s\S]*\n\nform\tmeaning\ne3\(/, 'a context wave too');
+  },
+);
+
 t.test('POST /execute opens a session: 201, its address and the first wave of the seeds', async (t) => {
   const a = await postJson('/execute', { entry_id: 'brewery', intent: 'beer lists', seeds: ['brewery:Brewery'] });
   t.equal(a.status, 201);
@@ -118,8 +148,12 @@ t.test('POST /execute opens a session: 201, its address and the first wave of th
   t.equal(a.body.domain_revision, 1);
   t.same(a.body._meta, { svc: { domain_revision: 1 } });
   t.same(a.body.entries, [{ entry_id: 'brewery', cgs_hash: brewery.cgs_hash }]);
-  t.match(a.body.rules, /^# svc programs/);
-  t.match(a.body.rules, /dry-run it for a pcN/, 'the rules teach the review gate');
+  t.match(a.body.rules, /^svc programs/);
+  t.match(
+    a.body.rules,
+    /create, update, delete, action change data: dry-run for a pcN/,
+    'the rules teach the review gate',
+  );
   const rows = waveRows(t, a.body.wave);
   t.same(rows.map(definedSymbol), ['e1', 'r1', 'm1', 'm2'], 'Brewery, its relation and its two writes');
   t.match(rows[0]![1], /^brewery:Brewery: /);
@@ -127,12 +161,12 @@ t.test('POST /execute opens a session: 201, its address and the first wave of th
     rows[1],
     [
       'e1("<id>").beers[..]',
-      'Brewery.beers (r1) -> brewery:Beer rows (add the seed to learn its fields): Beers this brewery brews.',
+      'r1 -> brewery:Beer rows (add the seed to learn its fields): Beers this brewery brews. | sort: any field',
     ],
     'a relation by its wire name, its r# in the meaning',
   );
-  t.match(rows[2]![1], /^create brewery:Brewery: .*write: needs review$/);
-  t.match(rows[3]![1], /^update brewery:Brewery: .*write: needs review$/);
+  t.match(rows[2]![1], /^create e1: Register a new brewery\./);
+  t.match(rows[3]![1], /^update e1: Change some fields of a brewery\./);
   t.notOk(a.body.wave.includes('e2'), 'no entity outside the seeds is taught');
 
   const again = await postJson('/execute', { entry_id: 'brewery', intent: 'beer lists', seeds: ['brewery:Brewery'] });
@@ -183,12 +217,13 @@ t.test('POST /execute answers TOON when Accept is omitted', async (t) => {
   );
   t.equal(a.status, 201);
   t.match(a.type, /^text\/toon/);
-  const o = decode(a.text) as Record<string, any>;
+  const cut = a.text.indexOf('\n\n');
+  const o = decode(a.text.slice(0, cut)) as Record<string, any>;
   t.match(o.prompt_hash, /^[0-9a-f]{16}$/);
   t.match(o.session, /^[0-9a-f]{16}$/);
   t.same(o.entries, [{ entry_id: 'helpdesk', cgs_hash: helpdesk.cgs_hash }]);
-  t.match(o.wave, /^form\tmeaning\ne1\(/);
-  t.equal(o._meta.svc.domain_revision, 1);
+  t.equal(o.domain_revision, 1);
+  t.match(a.text.slice(cut + 2), /^svc programs: [\s\S]*\nform\tmeaning\ne1\(/, 'then the rules and the table');
   const status = await call(BASE, `/execute/${o.prompt_hash}/${o.session}/status`);
   t.equal(status.status, 200, 'the TOON address reaches the session');
 });
@@ -319,7 +354,7 @@ t.test('/context expands with a delta wave; symbols never move; federation adds 
     'm# numbering continues after brewery',
   );
   t.ok(
-    frows.every(([, m]) => /helpdesk:/.test(m) && !/brewery:/.test(m)),
+    frows.every(([, m]) => !/brewery:/.test(m)) && /^helpdesk:Ticket: /.test(frows[0]![1]),
     'every row is about helpdesk',
   );
   const status = await call(BASE, `${path}/status`);

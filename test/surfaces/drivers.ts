@@ -90,11 +90,15 @@ export class Symbols {
         continue;
       }
       const cap = /(?:^|\.)(m\d+)(?:[([]|$)/.exec(form);
-      const capName = /^(query|get|search|create|update|delete|action) ([a-z][a-z0-9_-]*:[A-Za-z_]\w*)[ :]/.exec(
+      // The entity is named by its symbol (`create e1: ...`) once taught, else as `api:Entity`.
+      const capName = /^(query|get|search|create|update|delete|action) ([a-z][a-z0-9_-]*:[A-Za-z_]\w*|e\d+)[ :]/.exec(
         meaning,
       );
       if (cap && capName) {
-        const key = `${capName[1]} ${capName[2]}`;
+        const entity = /^e\d+$/.test(capName[2]!)
+          ? [...this.entities].find(([, sym]) => sym === capName[2])?.[0]
+          : capName[2];
+        const key = `${capName[1]} ${entity}`;
         const had = this.capabilities.get(key);
         this.capabilities.set(key, had !== undefined && had !== cap[1] ? null : cap[1]!);
       }
