@@ -41,7 +41,7 @@ function tenLines(): [string, string] {
     'e3(beerId=ipa.id, rating=5)[author,text]',
     'e1("b-1").r1[name,style]',
     'e2(7).r2[name,city]',
-    'm7(beerId=7, rating=4, author="ana", text=<<EOT',
+    'm6(beerId=7, rating=4, author="ana", text=<<EOT',
     'Crisp and clean.',
     'EOT)',
   ].join('\n');

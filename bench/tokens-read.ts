@@ -56,9 +56,12 @@ export async function readMetrics(
     });
   }
   const ratio = def.tokens / bare.tokens;
+  const more = await sessionMetrics(url, path, count);
+  metrics.push(...more.metrics);
   return {
     metrics,
     checks: [
+      ...more.checks,
       {
         target: '25-row read in the default format (TOON) within 5% of TOON of the bare rows',
         pass: rows.length === 25 && ratio <= 1.05,
@@ -68,6 +71,73 @@ export async function readMetrics(
         target: 'rules preamble ≤ 200 tokens',
         pass: rules.tokens <= 200,
         actual: `${rules.tokens} tokens`,
+      },
+    ],
+  };
+}
+
+/**
+ * The opening answer in TOON and in plain text (TOON must not be dearer), the cumulative teaching
+ * of a session after a federated second wave (`/symbols`), and each catalog's tool model.
+ */
+async function sessionMetrics(
+  url: string,
+  path: string,
+  count: (s: string) => Counted,
+): Promise<{ metrics: Metric[]; checks: Check[] }> {
+  const opening = async (accept: string) => {
+    const r = await fetch(`${url}/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept },
+      body: JSON.stringify({ entry_id: 'helpdesk', intent: 'tokens' }),
+    });
+    return count(await r.text());
+  };
+  const toonOpen = await opening('text/toon');
+  const plainOpen = await opening('text/plain');
+  await fetch(`${path}/context`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ seeds: ['helpdesk:Customer', 'helpdesk:Ticket', 'helpdesk:Comment'] }),
+  });
+  const symbols = (await (await fetch(`${path}/symbols`)).json()) as { teaching: string };
+  const cumulative = count(symbols.teaching);
+  const metrics: Metric[] = [
+    {
+      label: 'opening answer (helpdesk): text/toon',
+      value: toonOpen.tokens,
+      unit: 'count',
+      note: `${toonOpen.chars} chars`,
+    },
+    {
+      label: 'opening answer (helpdesk): text/plain',
+      value: plainOpen.tokens,
+      unit: 'count',
+      note: `${plainOpen.chars} chars`,
+    },
+    {
+      label: 'cumulative teaching, brewery + helpdesk',
+      value: cumulative.tokens,
+      unit: 'count',
+      note: `${cumulative.chars} chars: rules and both waves of one session (GET /symbols)`,
+    },
+  ];
+  for (const id of ['brewery', 'helpdesk']) {
+    const model = count(await (await fetch(`${url}/v1/registry/${id}/tool-model`)).text());
+    metrics.push({
+      label: `tool model: ${id}`,
+      value: model.tokens,
+      unit: 'count',
+      note: `${model.chars} chars (GET /v1/registry/${id}/tool-model)`,
+    });
+  }
+  return {
+    metrics,
+    checks: [
+      {
+        target: 'the opening answer in TOON (the default) is not dearer than in plain text',
+        pass: toonOpen.tokens <= plainOpen.tokens,
+        actual: `${toonOpen.tokens} vs ${plainOpen.tokens}`,
       },
     ],
   };
