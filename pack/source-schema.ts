@@ -9,38 +9,12 @@
  * TypeBox's union of literals; maps keyed by names carry `propertyNames` (a bad name is told as such).
  */
 import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox';
-import {
-  AUTH_SCHEMES,
-  CAPABILITY_KINDS,
-  HTTP_METHODS,
-  PAGINATION_STYLES,
-  SCALAR_TYPES,
-  SORT_ORDERS,
-  STRING_FORMATS,
-  TYPE_NAMES,
-} from './cgs.js';
+import { Mapping } from './source-schema-mapping.js';
+import { Description, EnvName, Name, NameList, NameMap, NameOf, OneOf, ScalarName } from './source-schema-parts.js';
+import { AUTH_SCHEMES, CAPABILITY_KINDS, STRING_FORMATS, TYPE_NAMES } from './cgs.js';
 
 export const SOURCE_SCHEMA_ID = 'https://svc.invalid/schemas/catalog-source.schema.json';
 const TYPE_REF = '#/definitions/typeOrShorthand';
-
-/** `{enum: values}`, typed as one of the values. */
-const OneOf = <const T extends readonly (string | number)[]>(values: T, description?: string) =>
-  Type.Unsafe<T[number]>(description ? { enum: [...values], description } : { enum: [...values] });
-
-const Name = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
-const NameOf = (description: string) => Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description });
-const Description = Type.String({ description: 'Plain text; becomes teaching text.' });
-const EnvName = Type.String({
-  pattern: '^[A-Z_][A-Z0-9_]*$',
-  description: 'Name of an environment variable holding a secret.',
-});
-const ScalarName = OneOf(SCALAR_TYPES, 'A scalar type name as a shorthand for {type: <name>}.');
-
-/** An object keyed by names (entities, fields, parameters, ...). */
-const NameMap = <T extends TSchema>(value: T, description?: string) =>
-  Type.Record(Type.String(), value, description ? { propertyNames: Name, description } : { propertyNames: Name });
-/** A list of names, each once. */
-const NameList = Type.Array(Name, { uniqueItems: true });
 
 /** The keys of a type written out (`{type: ..., ...}`); `self` is the type of `items` and `fields`. */
 const typeSpecKeys = <T extends TSchema>(self: T) => ({
@@ -113,101 +87,6 @@ const Param = Type.Union(
   {
     description:
       'A parameter. null, {} or an object without `type` takes the type and description of the entity field of the same name (or the one named by `field`).',
-  },
-);
-
-const Template = Type.String({
-  description: '"{param}" takes a parameter; other text is a constant; {{ and }} are literal braces.',
-});
-const TemplateMap = Type.Union([Type.Record(Type.String(), Template), NameList], {
-  description: 'Wire name -> template. A list of parameter names is shorthand for {name: "{name}"}.',
-});
-
-const Pagination = Type.Object(
-  {
-    style: OneOf(PAGINATION_STYLES, 'page counter, offset/limit, cursor from the body, or Link rel="next" header.'),
-    page_size: Type.Optional(Type.Integer({ minimum: 1 })),
-    max_page_size: Type.Optional(Type.Integer({ minimum: 1 })),
-    size_param: Type.Optional(Type.String({ minLength: 1 })),
-    page_param: Type.Optional(Type.String({ minLength: 1 })),
-    first_page: Type.Optional(Type.Integer({ minimum: 0 })),
-    offset_param: Type.Optional(Type.String({ minLength: 1 })),
-    cursor_param: Type.Optional(Type.String({ minLength: 1 })),
-    next_cursor: Type.Optional(Type.String({ description: 'Dot path of the next cursor in the response body.' })),
-  },
-  { additionalProperties: false },
-);
-
-const QueryKey = (description: string) => Type.String({ minLength: 1, description });
-const Sort = Type.Object(
-  {
-    param: QueryKey('Query parameter taking the field to sort by, e.g. `_sort`.'),
-    order_param: Type.Optional(QueryKey('Query parameter taking the direction, e.g. `_order`.')),
-    asc: Type.Optional(QueryKey('Value of order_param for ascending; default "asc".')),
-    desc: Type.Optional(QueryKey('Value of order_param for descending; default "desc".')),
-    desc_prefix: Type.Optional(QueryKey('Prefix of the field name meaning descending, e.g. "-" (sort=-createdAt).')),
-    fields: Type.Optional(
-      Type.Array(Name, {
-        uniqueItems: true,
-        description: 'Fields the list sorts by; default every field that is not an array or object.',
-      }),
-    ),
-    default: Type.Optional(
-      Type.Object(
-        { field: Name, order: Type.Optional(OneOf(SORT_ORDERS)) },
-        { additionalProperties: false, description: 'Order asked for when the program gives no sort=.' },
-      ),
-    ),
-  },
-  {
-    additionalProperties: false,
-    description: 'The list sorts: the program writes sort="field", order="desc". Give order_param or desc_prefix.',
-  },
-);
-
-const Response = Type.Object(
-  {
-    path: Type.Optional(
-      Type.String({ description: 'Dot path of the rows (or row) in the body; "" is the body itself.' }),
-    ),
-    total: Type.Optional(
-      Type.Object(
-        {
-          header: Type.Optional(Type.String({ minLength: 1 })),
-          path: Type.Optional(Type.String({ minLength: 1 })),
-        },
-        { minProperties: 1, maxProperties: 1, additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const Mapping = Type.Union(
-  [
-    Type.String({ pattern: `^(${HTTP_METHODS.join('|')})\\s+/\\S*$` }),
-    Type.Object(
-      {
-        method: OneOf(HTTP_METHODS),
-        path: Type.String({ pattern: '^/' }),
-        query: Type.Optional(TemplateMap),
-        headers: Type.Optional(TemplateMap),
-        body: Type.Optional(
-          Type.Unknown({
-            description: 'JSON body template; absent = every parameter not used elsewhere (for POST, PUT, PATCH).',
-          }),
-        ),
-        array_style: Type.Optional(OneOf(['repeat', 'comma'])),
-        pagination: Type.Optional(Pagination),
-        sort: Type.Optional(Sort),
-        response: Type.Optional(Response),
-      },
-      { additionalProperties: false },
-    ),
-  ],
-  {
-    description:
-      'How a capability maps onto HTTP. The string form "METHOD /path/{param}" is shorthand for {method, path}.',
   },
 );
 

@@ -1,5 +1,16 @@
-/** The requests the execute core takes for programs and plans (surfaces decode theirs into these). */
+/**
+ * The requests the execute core takes for programs and plans (surfaces decode theirs into these),
+ * and what the core is built from (`ServiceDeps`).
+ */
+import type { Logger } from '../../common/log.js';
+import type { Registry } from '../../pack/registry.js';
+import type { ArtifactStore } from '../../runtime/artifacts/index.js';
+import type { ExecuteOptions } from '../../runtime/execute.js';
+import type { HttpClient } from '../../runtime/http-client.js';
 import type { ProgressEvent } from '../../runtime/progress.js';
+import type { Limits } from '../limits.js';
+import type { PlanCache } from './plan-cache.js';
+import type { SessionRepository } from './repository.js';
 
 export interface ProgramRequest {
   program: string;
@@ -37,4 +48,20 @@ export interface FollowLine {
   line: string;
   handle: string;
   commit_id?: string;
+}
+
+export interface ServiceDeps {
+  /** The registry in force (a reload swaps it). */
+  registry: () => Registry;
+  sessions: SessionRepository;
+  artifacts: ArtifactStore;
+  /** Base runtime options for vendor calls (env, http client, timeouts). */
+  runtime: ExecuteOptions;
+  /** Limits (defaults: DEFAULT_LIMITS). */
+  limits?: Partial<Limits>;
+  /** Vendor connections of background runs (default: a pool of their own). */
+  backgroundHttp?: HttpClient;
+  planCache?: PlanCache;
+  now?: () => number;
+  logger?: Logger;
 }

@@ -12,9 +12,9 @@ import type { ContinuationStmt } from '../../compiler/ast.js';
 import { parseProgram } from '../../compiler/parse.js';
 import type { Plan, Review } from '../../compiler/plan.js';
 import type { Registry } from '../../pack/registry.js';
-import { executePlan, type ExecuteOptions, type RunResult } from '../../runtime/execute.js';
+import { executePlan, type RunResult } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
-import { WriteBehindStore, type ArtifactStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
+import { WriteBehindStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { Background, runOptions, type RunHow, type Watch } from './background.js';
 import { findSession, type Found } from './find-session.js';
@@ -23,11 +23,10 @@ import { continuePageHandle } from './pages.js';
 import { finishRun, liveOutcome } from './finish-run.js';
 import { callCap, dryRun, passGate, tokenProgram } from './review-gate.js';
 import { PlanCache } from './plan-cache.js';
-import type { SessionRepository } from './repository.js';
 import { reviewResolvedPlan } from './resolved-plan.js';
 import type { SessionKey, SessionState } from './state.js';
 import { Teacher, type OpenRequest } from './teach.js';
-import type { Follow, ProgramRequest, RunRequest } from './request.js';
+import type { Follow, ProgramRequest, RunRequest, ServiceDeps } from './request.js';
 import { storedRun } from './stored-run.js';
 import { LogicalSessions } from './logical.js';
 import { checkPins, cleanRead, compileInSession, type Compiled } from './session-compile.js';
@@ -36,23 +35,7 @@ export { cleanRead } from './session-compile.js';
 
 export { PLAN_TOKEN_TTL_MS } from './repository.js';
 
-export interface ServiceDeps {
-  /** The registry in force (a reload swaps it). */
-  registry: () => Registry;
-  sessions: SessionRepository;
-  artifacts: ArtifactStore;
-  /** Base runtime options for vendor calls (env, http client, timeouts). */
-  runtime: ExecuteOptions;
-  /** Limits (defaults: DEFAULT_LIMITS). */
-  limits?: Partial<Limits>;
-  /** Vendor connections of background runs (default: a pool of their own). */
-  backgroundHttp?: HttpClient;
-  planCache?: PlanCache;
-  now?: () => number;
-  logger?: Logger;
-}
-
-export type { Follow, ProgramRequest, RunRequest } from './request.js';
+export type { Follow, ProgramRequest, RunRequest, ServiceDeps } from './request.js';
 
 /** A page handle as a run_ref: `pgN`, or `l_<token>_pgN`. */
 const PAGE_REF = /^(l_[A-Za-z0-9]+_)?pg\d{1,9}$/;
