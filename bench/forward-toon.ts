@@ -9,9 +9,9 @@
  * Sends `{type: 'ready', url}` once listening; exits on `{type: 'stop'}` or when the parent goes.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { encode } from '@toon-format/toon';
 import { Pool } from 'undici';
+import { serveForked } from './forked-server.js';
 
 const vendor = new Pool(process.argv[2]!, { connections: 64, keepAliveTimeout: 10_000 });
 
@@ -27,12 +27,4 @@ const server = createServer((req, res) => {
       res.writeHead(502).end(String(e));
     });
 });
-server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  process.send?.({ type: 'ready', url: `http://127.0.0.1:${port}` });
-});
-process.on('message', (m: { type?: string }) => {
-  if (m?.type === 'stop') process.exit(0);
-});
-process.on('disconnect', () => process.exit(0));
+serveForked(server);

@@ -63,13 +63,7 @@ export async function startChild(
         );
         child.send({ type: 'usage' });
       }),
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      if (child.connected) child.send({ type: 'stop' });
-      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(force);
-    },
+    stop: () => stopChild(child, exited),
   };
 }
 
@@ -136,13 +130,7 @@ export async function startScript(name: string, args: string[] = []): Promise<Sc
   return {
     url,
     pid: child.pid!,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      if (child.connected) child.send({ type: 'stop' });
-      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(force);
-    },
+    stop: () => stopChild(child, exited),
   };
 }
 
@@ -159,4 +147,13 @@ export function procCpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
   return (ticks / ticksPerSecond) * 1000;
+}
+
+/** Ask a forked child to stop (IPC `{type: 'stop'}`), killing it after 5 s; resolves once it exited. */
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.connected) child.send({ type: 'stop' });
+  const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(force);
 }

@@ -112,21 +112,23 @@ export function resolveCapabilityCall(
 }
 
 /**
- * The path parameters a row capability shares with the step that produced the row, taken from it
- * unless the call gives them: `e1(5, owner="o", repo="r").m3(title="x")` closes issue 5 of o/r.
- * Only path parameters of both (`/repos/{owner}/{repo}/...`): a list filter is not an argument of
- * an update that happens to have a parameter of the same name.
+ * The path parameters of row capability `cap` that `source` (the capability that produced the row)
+ * takes too, the id parameter aside: `/repos/{owner}/{repo}/issues/{n}/close` shares owner and repo
+ * with `/repos/{owner}/{repo}/issues/{n}`. Only path parameters: a list filter is not an argument
+ * of an update that happens to have a parameter of the same name.
  */
+export function sharedPathParams(cap: Capability, source: Capability): string[] {
+  const theirs = new Set(parseTemplate(source.http.path).params);
+  return parseTemplate(cap.http.path).params.filter((n) => n !== cap.id_param && theirs.has(n));
+}
+
+/** The shared path parameters, taken from the step that produced the row unless the call gives them. */
 function pathScope(st: ResolveState, cap: Capability, from: PlanStep, args: Arg[]): Record<string, PlanArg> {
   const source = st.opts.registry.capability(from.api, from.capability);
-  if (!source) return {};
-  const mine = parseTemplate(cap.http.path).params;
-  const theirs = new Set(parseTemplate(source.http.path).params);
   const out: Record<string, PlanArg> = {};
-  for (const name of mine) {
+  for (const name of source ? sharedPathParams(cap, source) : []) {
     const arg = from.args[name];
-    if (name === cap.id_param || !theirs.has(name) || !arg || args.some((a) => a.name?.text === name)) continue;
-    out[name] = arg;
+    if (arg && !args.some((a) => a.name?.text === name)) out[name] = arg;
   }
   return out;
 }

@@ -70,6 +70,11 @@ export function defaultReads(
   };
 }
 
+/** The relation binds every required parameter of the capability it follows (a follow needs no more). */
+export function bindsRequired(rel: Relation, cap: Capability): boolean {
+  return cap.params.every((p) => !p.required || p.name in rel.bind);
+}
+
 export class SymbolTable {
   private readonly entities: EntitySymbol[] = [];
   private readonly capabilities: CapabilitySymbol[] = [];
@@ -126,8 +131,7 @@ export class SymbolTable {
       if (!entity || !defaultReads(registry, e.api, e.entity).get) continue;
       for (const rel of entity.relations) {
         const cap = registry.capability(e.api, rel.capability);
-        if (cap && READ_KINDS.has(cap.kind) && cap.params.every((p) => !p.required || p.name in rel.bind))
-          out.add(key(e.api, cap.name));
+        if (cap && READ_KINDS.has(cap.kind) && bindsRequired(rel, cap)) out.add(key(e.api, cap.name));
       }
     }
     return out;

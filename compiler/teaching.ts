@@ -5,11 +5,11 @@
  */
 import type { Capability, Entity, FieldDef, ParamDef } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
-import { defaultReads, type SymbolTable, type Wave } from './symbols.js';
+import { bindsRequired, defaultReads, type SymbolTable, type Wave } from './symbols.js';
 import { describeType, exampleId, exampleLiteral } from './values.js';
 import { DEFAULT_MAX_FANOUT } from './resolve.js';
 import { capabilityConstraintText, paramConstraintText } from './constraint-text.js';
-import { parseTemplate } from '../pack/template.js';
+import { sharedPathParams } from './resolve-calls.js';
 
 export const TEACHING_HEADER = 'form\tmeaning';
 
@@ -246,9 +246,7 @@ function capabilityRow(
  */
 function rowScope(registry: Registry, api: string, cap: Capability): Set<string> {
   const get = cap.id_param === undefined ? undefined : defaultReads(registry, api, cap.entity).get;
-  if (!get) return new Set();
-  const theirs = new Set(parseTemplate(get.http.path).params);
-  return new Set(parseTemplate(cap.http.path).params.filter((n) => n !== cap.id_param && theirs.has(n)));
+  return new Set(get ? sharedPathParams(cap, get) : []);
 }
 
 /**
@@ -289,7 +287,7 @@ function relationExample(api: string, cap: Capability, registry: Registry, symbo
     const rel = registry.entity(api, s.entity)?.relations.find((r) => r.name === s.relation);
     const from = symbols.entitySymbol(api, s.entity);
     if (!rel || !from || rel.capability !== cap.name) continue;
-    if (cap.params.some((p) => p.required && !(p.name in rel.bind))) continue;
+    if (!bindsRequired(rel, cap)) continue;
     return `${from.sym}(${rowId(registry, api, s.entity, exampleLiteral)}).${relationMember(rel.name, s.sym)}`;
   }
   return undefined;
