@@ -167,6 +167,12 @@ export const CODES = {
   unknown_operation_handle: { about: 'wait or cancel names no operation of this session' },
   too_many_operations: { about: 'the per-session cap of running operations is reached' },
   operation_not_on_replica: { about: 'the operation runs on another replica' },
+  operation_lost: {
+    about: 'the server process running a background operation stopped before it ended (its lease expired)',
+  },
+  store_unavailable: {
+    about: 'a shared store (the Redis key-value store, the object store) cannot be reached; retry shortly',
+  },
   unknown_run: { about: 'no stored run artifact with this id in the session' },
   run_not_stored: { about: 'a warning: the run completed but its artifact could not be stored' },
   auth_required: { about: 'a control-plane or inbound credential is missing' },

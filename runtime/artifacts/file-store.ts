@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256Hex } from '../../common/canonical.js';
-import { isArtifactId, SNAPSHOT_FORMAT, snapshotJson, type RunSnapshot } from './snapshot.js';
+import { isArtifactId, snapshotJson, verifiedSnapshot, type RunSnapshot } from './snapshot.js';
 import type { ArtifactStore, StoreOptions, StoreStats } from './store.js';
 import type { Logger } from '../../common/log.js';
 
@@ -101,20 +101,7 @@ export class FileArtifactStore implements ArtifactStore {
       if (errCode(e) === 'ENOENT' || errCode(e) === 'EISDIR') return undefined;
       throw e;
     }
-    if ('pr' + sha256Hex(bytes) !== id) return undefined;
-    try {
-      const v = JSON.parse(bytes.toString('utf8')) as unknown;
-      if (
-        v === null ||
-        typeof v !== 'object' ||
-        Array.isArray(v) ||
-        (v as { format?: unknown }).format !== SNAPSHOT_FORMAT
-      )
-        return undefined;
-      return v as RunSnapshot;
-    } catch {
-      return undefined;
-    }
+    return verifiedSnapshot(id, bytes);
   }
 
   async delete(id: string): Promise<boolean> {

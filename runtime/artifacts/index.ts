@@ -3,6 +3,7 @@ export {
   snapshotJson,
   artifactId,
   isArtifactId,
+  verifiedSnapshot,
   ARTIFACT_ID_PATTERN,
   SNAPSHOT_FORMAT,
   PROGRAM_TEXT_MAX,
@@ -18,4 +19,8 @@ export { storeFromUrl } from './store-from-url.js';
 export type { ArtifactStore, StoreOptions, StoreStats, ArtifactSettings } from './store.js';
 export { MemoryArtifactStore } from './memory-store.js';
 export { FileArtifactStore } from './file-store.js';
+// Types only: the S3 store (and the AWS SDK) is loaded by storeFromUrl when the URL names it.
+export type { S3ArtifactStore, S3OpenOptions } from './s3-store.js';
+export { parseS3Url, s3SettingsFromEnv, isBucketName, DEFAULT_S3_REGION } from './s3-settings.js';
+export type { S3Settings, S3Location } from './s3-settings.js';
 export { WriteBehindStore } from './write-behind.js';

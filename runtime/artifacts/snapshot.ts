@@ -175,3 +175,25 @@ export function artifactId(snapshot: RunSnapshot): string {
 export function isArtifactId(id: unknown): id is string {
   return typeof id === 'string' && ARTIFACT_ID_PATTERN.test(id);
 }
+
+/**
+ * The snapshot a store holds as `bytes` under `id`: undefined unless the bytes hash to `id`
+ * (`pr` + sha256 hex) and parse to a snapshot object of this format. How a store that reads
+ * bytes back (file, S3) answers a corrupt or altered object: as absent.
+ */
+export function verifiedSnapshot(id: string, bytes: Uint8Array): RunSnapshot | undefined {
+  if ('pr' + sha256Hex(bytes) !== id) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as unknown;
+    if (
+      v === null ||
+      typeof v !== 'object' ||
+      Array.isArray(v) ||
+      (v as { format?: unknown }).format !== SNAPSHOT_FORMAT
+    )
+      return undefined;
+    return v as RunSnapshot;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,12 +1,13 @@
 /**
- * Run artifact stores: the small interface every implementation (memory-store.ts, file-store.ts)
- * satisfies, and the settings that choose one (`SVC_RUN_ARTIFACTS_URL`, retention, GC interval,
- * memory budget). The factory that opens a store from its URL is store-from-url.ts, so the
+ * Run artifact stores: the small interface every implementation (memory-store.ts, file-store.ts,
+ * s3-store.ts) satisfies, and the settings that choose one (`SVC_RUN_ARTIFACTS_URL`, retention,
+ * GC interval, memory budget, the `SVC_S3_*` settings of an S3 store). The factory that opens a store from its URL is store-from-url.ts, so the
  * implementations can import this module without a cycle.
  */
 import { SvcFailure, svcError, type SvcError } from '../../common/errors.js';
 import type { RunSnapshot } from './snapshot.js';
 import type { Logger } from '../../common/log.js';
+import { s3SettingsFromEnv, type S3Settings } from './s3-settings.js';
 
 /**
  * Where run snapshots live. Ids are content-addressed (`pr` + 64 hex), so `put` of the same
@@ -34,7 +35,7 @@ export interface ArtifactStore {
 }
 
 export interface StoreStats {
-  kind: 'memory' | 'file';
+  kind: 'memory' | 'file' | 's3';
   /** Snapshots and their bytes held (memory store). */
   count?: number;
   bytes?: number;
@@ -62,6 +63,8 @@ export interface StoreOptions {
 export interface ArtifactSettings extends StoreOptions {
   /** `SVC_RUN_ARTIFACTS_URL`; undefined = process-local memory store. */
   url: string | undefined;
+  /** How to reach the store (`SVC_S3_*`, defaults filled in); present when `url` is an `s3://` URL. */
+  s3?: S3Settings;
 }
 
 export const DEFAULT_RETENTION_SECS = 7 * 24 * 60 * 60;
@@ -73,8 +76,9 @@ export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
  * The artifact settings of an environment: `SVC_RUN_ARTIFACTS_URL`,
  * `SVC_RUN_ARTIFACTS_RETENTION_SECS` (default 604800 = 7 days),
  * `SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS` (default 300) and `SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES`
- * (default 256 MiB, the memory store's budget). Throws `bad_arguments` for a value that is not a
- * positive whole number. Empty values count as unset.
+ * (default 256 MiB, the memory store's budget), and for an `s3://` URL the `SVC_S3_*` settings
+ * (`s3SettingsFromEnv`). Throws `bad_arguments` for a value that is not a positive whole number, or
+ * a bad `SVC_S3_*` value (checked even when the URL is not `s3://`). Empty values count as unset.
  */
 export function artifactSettingsFromEnv(env: Record<string, string | undefined>): ArtifactSettings {
   const errors: SvcError[] = [];
@@ -87,9 +91,12 @@ export function artifactSettingsFromEnv(env: Record<string, string | undefined>)
     errors,
   );
   const memoryMaxBytes = positive(env, 'SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES', DEFAULT_MEMORY_MAX_BYTES, 'bytes', errors);
+  const s3 = s3SettingsFromEnv(env, errors);
   if (errors.length) throw new SvcFailure(errors);
   const url = env.SVC_RUN_ARTIFACTS_URL?.trim();
-  return { url: url ? url : undefined, retentionSecs, gcIntervalSecs, memoryMaxBytes };
+  const settings: ArtifactSettings = { url: url ? url : undefined, retentionSecs, gcIntervalSecs, memoryMaxBytes };
+  if (url && /^s3:/i.test(url)) settings.s3 = s3;
+  return settings;
 }
 
 function positive(

@@ -123,6 +123,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   unknown_operation_handle: 404,
   too_many_operations: 429,
   operation_not_on_replica: 400,
+  operation_lost: 502,
+  store_unavailable: 503,
   unknown_run: 404,
   run_not_stored: 200,
   auth_required: 401,

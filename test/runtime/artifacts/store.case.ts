@@ -1,22 +1,30 @@
 /**
  * The shared conformance suite of `ArtifactStore`: every implementation runs these same cases
- * (memory-store.test.ts, file-store.test.ts). Not a test file itself (no `.test.ts`).
+ * (memory-store.test.ts, file-store.test.ts, s3-store.test.ts). Not a test file itself (no `.test.ts`).
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ARTIFACT_ID_PATTERN, artifactId, type RunSnapshot } from '../../../runtime/artifacts/snapshot.js';
 import type { ArtifactStore, StoreOptions } from '../../../runtime/artifacts/store.js';
 
 export interface StoreUnderTest {
   store: ArtifactStore;
-  /** How many snapshots the backend holds right now (entries in memory, files on disk). */
+  /** How many snapshots the backend holds right now (entries in memory, files on disk, objects). */
   footprint(): Promise<number>;
+  /**
+   * The backend stamps write times with its own (real) clock, in whole seconds (S3 LastModified):
+   * the injected clock cannot age a snapshot, only the `now` given to `gc` (or the store clock at
+   * GC time) can. The time cases then put at real times and collect relative to them.
+   */
+  backendClock?: boolean;
 }
 
 /** Opens a fresh, empty store with these options; the suite closes it. */
 export type StoreFactory = (opts: StoreOptions) => Promise<StoreUnderTest>;
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
+/** Seconds of retention of the stores the suite opens. */
+const RETENTION = 60;
 
 /** A small valid snapshot; `n` makes its content (and so its id) unique. */
 export function sampleSnapshot(n = 0, rows = 2): RunSnapshot {
@@ -69,8 +77,6 @@ function clock(start = T0) {
  * @example artifactStoreSuite('memory', async (opts) => { const s = new MemoryArtifactStore(opts); return { store: s, footprint: async () => s.size }; });
  */
 export function artifactStoreSuite(name: string, factory: StoreFactory): void {
-  const RETENTION = 60;
-
   async function open(
     tt: Tap,
     opts: Partial<StoreOptions> = {},
@@ -172,7 +178,9 @@ export function artifactStoreSuite(name: string, factory: StoreFactory): void {
   });
 
   t.test(`${name}: gc with an injected now removes only expired snapshots`, async (tt) => {
-    const { store, clock: c, footprint } = await open(tt);
+    const s = await open(tt);
+    if (s.backendClock) return gcByBackendClock(tt, s);
+    const { store, clock: c, footprint } = s;
     const old = await store.put(sampleSnapshot(8));
     c.set(T0 + 30_000);
     const young = await store.put(sampleSnapshot(9));
@@ -194,7 +202,7 @@ export function artifactStoreSuite(name: string, factory: StoreFactory): void {
   });
 
   t.test(`${name}: many puts stay bounded after gc`, async (tt) => {
-    const { store, clock: c, footprint } = await open(tt);
+    const { store, clock: c, footprint, backendClock } = await open(tt);
     for (let round = 0; round < 3; round++) {
       const base = T0 + round * 2 * RETENTION * 1000;
       c.set(base);
@@ -203,26 +211,58 @@ export function artifactStoreSuite(name: string, factory: StoreFactory): void {
       );
       tt.equal(new Set(ids).size, 150);
       tt.equal(await footprint(), 150, `round ${round}: 150 held`);
-      tt.equal(await store.gc(base + RETENTION * 1000), 150, `round ${round}: all expire`);
+      const at = backendClock ? Date.now() : base;
+      tt.equal(await store.gc(at + RETENTION * 1000), 150, `round ${round}: all expire`);
       tt.equal(await footprint(), 0, `round ${round}: nothing left`);
     }
   });
 
   t.test(`${name}: the store's own timer runs gc, and close stops it`, async (tt) => {
-    const { store, clock: c, footprint } = await open(tt, { gcIntervalSecs: 1 });
+    const { store, clock: c, footprint, backendClock } = await open(tt, { gcIntervalSecs: 1 });
     await store.put(sampleSnapshot(11));
-    c.set(T0 + RETENTION * 1000);
+    c.set((backendClock ? Date.now() : T0) + RETENTION * 1000);
     for (let i = 0; i < 40 && (await footprint()) > 0; i++) await delay(100);
     tt.equal(await footprint(), 0, 'collected by the timer');
     await store.close();
     await store.close(); // idempotent
     c.set(T0);
     await store.put(sampleSnapshot(12));
-    c.set(T0 + 10 * RETENTION * 1000);
+    c.set((backendClock ? Date.now() : T0) + 10 * RETENTION * 1000);
     await delay(1300);
     tt.equal(await footprint(), 1, 'no collection after close');
     tt.ok(await store.get(artifactId(sampleSnapshot(12))), 'a closed store still reads');
   });
+}
+
+/**
+ * The gc case for a backend that stamps write times itself in whole seconds: the two puts are
+ * more than a second apart, so the second is stamped a later second than the first finished.
+ */
+async function gcByBackendClock(
+  tt: Test,
+  { store, clock: c, footprint }: StoreUnderTest & { clock: ReturnType<typeof clock> },
+): Promise<void> {
+  const retention = RETENTION * 1000;
+  const before = Math.floor(Date.now() / 1000) * 1000;
+  const old = await store.put(sampleSnapshot(8));
+  const oldDone = Date.now();
+  await delay(1100);
+  const young = await store.put(sampleSnapshot(9));
+  const youngDone = Date.now();
+  tt.equal(await store.gc(before - 1 + retention), 0, 'nothing is old enough yet');
+  tt.equal(await footprint(), 2);
+  tt.equal(await store.gc(oldDone + retention), 1, 'the first one reaches the retention');
+  tt.equal(await store.get(old), undefined);
+  tt.ok(await store.get(young));
+  tt.equal(await store.gc(youngDone + retention), 1);
+  tt.equal(await store.get(young), undefined);
+  tt.equal(await store.gc(youngDone + 10 * 86_400_000), 0, 'an empty store collects nothing');
+  c.set(Date.now());
+  const fresh = await store.put(sampleSnapshot(10));
+  tt.equal(await store.gc(), 0, 'without an argument gc uses the store clock');
+  c.set(Date.now() + retention);
+  tt.equal(await store.gc(), 1);
+  tt.equal(await store.get(fresh), undefined);
 }
 
 type Tap = { teardown(fn: () => unknown): void };

@@ -1,15 +1,23 @@
 import t from 'tap';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { SvcFailure } from '../../../common/errors.js';
 import { FileArtifactStore } from '../../../runtime/artifacts/file-store.js';
 import { MemoryArtifactStore } from '../../../runtime/artifacts/memory-store.js';
 import { artifactSettingsFromEnv, type ArtifactStore } from '../../../runtime/artifacts/store.js';
 import { storeFromUrl } from '../../../runtime/artifacts/store-from-url.js';
+import { S3ArtifactStore } from '../../../runtime/artifacts/s3-store.js';
+import { WriteBehindStore } from '../../../runtime/artifacts/write-behind.js';
+import { startS3rver } from '../../_helpers/s3rver.js';
 import { sampleSnapshot } from './store.case.js';
+
+const execFileP = promisify(execFile);
 
 const OPTS = { retentionSecs: 60, gcIntervalSecs: 300 };
 
@@ -62,14 +70,8 @@ t.test('storeFromUrl: a file URL that names no absolute local directory is bad_a
   }
 });
 
-t.test('storeFromUrl: s3:// and any other scheme is unsupported_store with a hint', async (t) => {
-  for (const url of [
-    's3://bucket/prefix',
-    'S3://bucket',
-    'gs://b',
-    'redis://localhost:6379',
-    'https://example.com/runs',
-  ]) {
+t.test('storeFromUrl: any scheme but memory:, file: and s3: is unsupported_store with a hint', async (t) => {
+  for (const url of ['gs://b', 'redis://localhost:6379', 'https://example.com/runs', 's3a://bucket/x']) {
     try {
       await storeFromUrl(url, OPTS);
       t.fail(`${url} accepted`);
@@ -79,10 +81,11 @@ t.test('storeFromUrl: s3:// and any other scheme is unsupported_store with a hin
       t.equal(err.code, 'unsupported_store', url);
       t.match(err.hint, /memory:/);
       t.match(err.hint, /file:\/\/\//);
+      t.match(err.hint, /s3:\/\/bucket\/prefix/);
     }
   }
   try {
-    await storeFromUrl('s3://AKIAEXAMPLE:topsecret@bucket/x', OPTS);
+    await storeFromUrl('gs://AKIAEXAMPLE:topsecret@bucket/x', OPTS);
   } catch (e) {
     t.notMatch(
       JSON.stringify((e as SvcFailure).errors),
@@ -90,6 +93,62 @@ t.test('storeFromUrl: s3:// and any other scheme is unsupported_store with a hin
       'the URL (and any credential in it) is not echoed',
     );
   }
+});
+
+t.test(
+  'storeFromUrl: s3:// opens an S3ArtifactStore from the settings; a WriteBehindStore works over it',
+  async (t) => {
+    const s3 = await startS3rver();
+    t.teardown(() => s3.close());
+    await s3.client.send(new CreateBucketCommand({ Bucket: 'svc-behind' }));
+    const settings = artifactSettingsFromEnv({
+      SVC_RUN_ARTIFACTS_URL: 's3://svc-behind/runs',
+      SVC_S3_ENDPOINT: s3.endpoint,
+    });
+    const inner = await storeFromUrl(settings.url, settings);
+    t.type(inner, S3ArtifactStore);
+    const store = new WriteBehindStore(inner);
+    t.teardown(() => store.close());
+    const snap = sampleSnapshot(7);
+    const id = store.putLater(snap);
+    t.same(await store.get(id), snap, 'a read waits for the write');
+    await store.flush();
+    t.same(store.stats(), { kind: 's3', pending_writes: 0, failed_writes: 0 });
+    const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: 'svc-behind' }));
+    t.same(
+      listed.Contents?.map((o) => o.Key),
+      [`runs/${id}.json`],
+    );
+  },
+);
+
+t.test('storeFromUrl loads the AWS SDK only for an s3 URL', async (t) => {
+  const s3 = await startS3rver();
+  t.teardown(() => s3.close());
+  await s3.client.send(new CreateBucketCommand({ Bucket: 'svc-lazy' }));
+  const root = join(import.meta.dirname, '..', '..', '..');
+  /** How many @aws-sdk modules a fresh process holds after opening (and closing) the store of `url`. */
+  const sdkModules = async (url: string) => {
+    const code = `
+      import { createRequire } from 'node:module';
+      const { storeFromUrl } = await import(${JSON.stringify(pathToFileURL(join(root, 'runtime/artifacts/store-from-url.ts')).href)});
+      const store = await storeFromUrl(process.env.PROBE_URL, { retentionSecs: 60, gcIntervalSecs: 60, s3: { endpoint: ${JSON.stringify(s3.endpoint)} } });
+      await store.close();
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('@aws-sdk'));
+      process.stdout.write(String(loaded.length));`;
+    const env: NodeJS.ProcessEnv = { ...process.env, PROBE_URL: url };
+    delete env.NODE_OPTIONS;
+    const { stdout } = await execFileP(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      cwd: root,
+      env,
+    });
+    return Number(stdout);
+  };
+  t.equal(await sdkModules('memory:'), 0, 'memory: loads none');
+  const dir = mkdtempSync(join(tmpdir(), 'svc-lazy-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.equal(await sdkModules(pathToFileURL(dir).href), 0, 'file: loads none');
+  t.ok((await sdkModules('s3://svc-lazy/x')) > 0, 's3: loads it');
 });
 
 t.test('storeFromUrl: garbage is unsupported_store', async (t) => {
