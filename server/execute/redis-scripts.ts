@@ -1,0 +1,167 @@
+/**
+ * The Lua scripts of the Redis session repository, each one atomic on the server, and the key
+ * layout they share (prefix `P`, `svc:` by default; `m` is a session's key text `prompt_hash/session`):
+ *
+ *   P s:<m>     hash   v (version), st (state JSON), lu (last used, ms of the repository clock),
+ *                      run ('1' while an operation runs), t (tenant), lg (logical refs, a JSON array)
+ *   P lru       zset   every session's m, scored by lu (least recently used first)
+ *   P t:<tenant> zset  the tenant's sessions, scored by lu
+ *   P l:<ref>   string the m a logical ref is bound to
+ *
+ * Scripts that need the clock and limits take ARGV 1-4 = prefix, now, idleMs, ttlMs. They build
+ * session, tenant and ref key names from the prefix, so they need a single Redis (or a primary with
+ * replicas), not Redis Cluster. Every touch refreshes a real TTL (ttlMs = idleMs + a margin) on the
+ * session hash, both sorted sets and the session's refs: a garbage-collection backstop only, since
+ * idle expiry follows the repository clock; index entries left by an expired hash are removed when
+ * the sweep or an eviction meets them.
+ */
+
+/** Shared helpers, prepended to the scripts that need them. */
+const LIB = `
+local P, NOW, IDLE, TTL = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local LRU = P .. 'lru'
+local function skey(m) return P .. 's:' .. m end
+local function tkey(t) return P .. 't:' .. t end
+local function lkey(r) return P .. 'l:' .. r end
+local function refs(lg)
+  if not lg or lg == '' then return {} end
+  return cjson.decode(lg)
+end
+local function idle(lu, run) return NOW - tonumber(lu) > IDLE and run ~= '1' end
+-- Drop session m: its hash, both index entries, and its refs that still point at it.
+local function drop(m)
+  local h = redis.call('HMGET', skey(m), 't', 'lg')
+  if h[1] then redis.call('ZREM', tkey(h[1]), m) end
+  for _, r in ipairs(refs(h[2])) do
+    if redis.call('GET', lkey(r)) == m then redis.call('DEL', lkey(r)) end
+  end
+  redis.call('DEL', skey(m))
+  redis.call('ZREM', LRU, m)
+end
+-- Remove an index entry of zset z whose session hash is gone (its TTL ran out).
+local function stale(z, m)
+  redis.call('ZREM', z, m)
+  redis.call('ZREM', LRU, m)
+end
+-- Drop every session idle by the clock that runs no operation, least recently used first.
+local function sweep()
+  local kept = 0
+  while true do
+    local ms = redis.call('ZRANGEBYSCORE', LRU, '-inf', '(' .. (NOW - IDLE), 'LIMIT', kept, 128)
+    if #ms == 0 then return end
+    for _, m in ipairs(ms) do
+      local run = redis.call('HGET', skey(m), 'run')
+      if not run then stale(LRU, m) elseif run ~= '1' then drop(m) else kept = kept + 1 end
+    end
+  end
+end
+`;
+
+/**
+ * Read and touch a session at once. KEYS: none. ARGV 5: m. Returns nil (none, or idle by the clock
+ * and running nothing: then it is dropped) or {version, state JSON}.
+ */
+const TOUCH = `${LIB}
+local m = ARGV[5]
+local k = skey(m)
+local h = redis.call('HMGET', k, 'v', 'st', 'lu', 'run', 't', 'lg')
+if not h[1] then return false end
+if idle(h[3], h[4]) then
+  drop(m)
+  return false
+end
+redis.call('HSET', k, 'lu', ARGV[2])
+redis.call('PEXPIRE', k, TTL)
+local tk = tkey(h[5])
+for _, z in ipairs({LRU, tk}) do
+  redis.call('ZADD', z, ARGV[2], m)
+  redis.call('PEXPIRE', z, TTL)
+end
+for _, r in ipairs(refs(h[6])) do redis.call('PEXPIRE', lkey(r), TTL) end
+return {h[1], h[2]}
+`;
+
+/**
+ * Compare-and-set a session's state. KEYS[1]: the session hash. ARGV: expected version, state
+ * JSON, run flag, logical refs JSON. Returns 1 (written), 0 (the version moved on) or -1 (gone).
+ */
+const WRITE = `
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return -1 end
+if v ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', tonumber(v) + 1, 'st', ARGV[2], 'run', ARGV[3], 'lg', ARGV[4])
+return 1
+`;
+
+/**
+ * Make room and add a session. ARGV 5: m, 6: tenant, 7: state JSON, 8: cap in all, 9: cap per
+ * tenant. First the sweep, then each cap that is reached
+ * drops least recently used sessions that run no operation until there is room. Returns {'ok'},
+ * {'exists'} (m is taken) or {'tenant' | 'all', sessions held} when every candidate runs one.
+ */
+const CREATE = `${LIB}
+-- Drop least recently used sessions of zset z that run no operation until it holds fewer than cap.
+local function room(z, cap)
+  local n = redis.call('ZCARD', z)
+  local kept = 0
+  while n >= cap do
+    local ms = redis.call('ZRANGE', z, kept, kept + 63)
+    if #ms == 0 then return n end
+    for _, m in ipairs(ms) do
+      local run = redis.call('HGET', skey(m), 'run')
+      if not run then stale(z, m) n = n - 1 elseif run ~= '1' then drop(m) n = n - 1 else kept = kept + 1 end
+      if n < cap then return nil end
+    end
+  end
+  return nil
+end
+local m, tenant = ARGV[5], ARGV[6]
+local k, tk = skey(m), tkey(tenant)
+if redis.call('EXISTS', k) == 1 then return {'exists'} end
+sweep()
+local held = room(tk, tonumber(ARGV[9]))
+if held then return {'tenant', held} end
+held = room(LRU, tonumber(ARGV[8]))
+if held then return {'all', held} end
+redis.call('HSET', k, 'v', 1, 'st', ARGV[7], 'lu', ARGV[2], 'run', '0', 't', tenant, 'lg', '[]')
+redis.call('PEXPIRE', k, TTL)
+for _, z in ipairs({LRU, tk}) do
+  redis.call('ZADD', z, ARGV[2], m)
+  redis.call('PEXPIRE', z, TTL)
+end
+return {'ok'}
+`;
+
+/** The sweep alone. */
+const SWEEP = `${LIB}
+sweep()
+return 1
+`;
+
+/** The session a ref is bound to, when it still exists. KEYS[1]: the ref key. ARGV[1]: prefix. */
+const FIND_LOGICAL = `
+local m = redis.call('GET', KEYS[1])
+if not m then return false end
+if redis.call('EXISTS', ARGV[1] .. 's:' .. m) == 0 then return false end
+return m
+`;
+
+/** Script name -> its key count and Lua text, for `defineCommand`. */
+export const SCRIPTS = {
+  svcTouch: { numberOfKeys: 0, lua: TOUCH },
+  svcWrite: { numberOfKeys: 1, lua: WRITE },
+  svcCreate: { numberOfKeys: 0, lua: CREATE },
+  svcSweep: { numberOfKeys: 0, lua: SWEEP },
+  svcFindLogical: { numberOfKeys: 1, lua: FIND_LOGICAL },
+} as const;
+
+type Arg = string | number;
+
+/** The scripts as commands of a client (after `defineCommand` of each of `SCRIPTS`). */
+export interface ScriptCommands {
+  svcTouch(...args: Arg[]): Promise<[string, string] | null>;
+  svcWrite(key: string, ...args: Arg[]): Promise<number>;
+  svcCreate(...args: Arg[]): Promise<[string, number?]>;
+  svcSweep(...args: Arg[]): Promise<number>;
+  svcFindLogical(key: string, prefix: string): Promise<string | null>;
+}

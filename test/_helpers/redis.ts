@@ -1,0 +1,126 @@
+/**
+ * Test helper: a real, throwaway `redis-server` child process on 127.0.0.1 and a free port, with
+ * nothing persisted (`--save '' --appendonly no`). `stop()` kills it, `restart()` starts it again on
+ * the SAME port (an outage and a recovery, as a client sees them). Tests never skip silently: when
+ * `redis-server` is not installed, starting throws a one-line error saying how to install it.
+ *
+ * @example
+ * const redis = await startRedis(t); // killed in t's teardown
+ * const repo = await RedisSessionRepository.connect(redis.url, {});
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createConnection, createServer, type AddressInfo } from 'node:net';
+
+export interface TestRedis {
+  /** `redis://127.0.0.1:<port>/0` */
+  url: string;
+  port: number;
+  /** Kill the server (resolves once the process exited). */
+  stop(): Promise<void>;
+  /** Start it again on the same port (empty: nothing was persisted); resolves once PING answers. */
+  restart(): Promise<void>;
+}
+
+/** Anything with a teardown hook (a tap `Test`). */
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+const NOT_FOUND = 'redis-server not found: run apt-get install -y redis-server';
+
+/** A TCP port free on 127.0.0.1 right now (listen on port 0, read it, close). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', ok);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((ok) => server.close(() => ok()));
+  return port;
+}
+
+/** True when one PING on a raw socket answers `+PONG` within `ms`. */
+function pings(port: number, ms = 200): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), ms);
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (d) => done(d.toString().startsWith('+PONG')));
+  });
+}
+
+function assertInstalled(): void {
+  const probe = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
+  if (probe.error) throw new Error(NOT_FOUND);
+}
+
+function launch(port: number): ChildProcess {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  args.push('--protected-mode', 'no', '--loglevel', 'warning', '--daemonize', 'no');
+  return spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** Wait until the server on `port` answers PING, or fail (it exited, or 5 s passed). */
+async function ready(child: ChildProcess, port: number): Promise<void> {
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}): ${stderr.trim()}`);
+    if (await pings(port)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`redis-server on port ${port} did not answer PING within 5 s`);
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** A server on a free port; another process may take the port first, so try three ports. */
+async function launchOnFreePort(): Promise<{ port: number; child: ChildProcess }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const child = launch(port);
+    try {
+      await ready(child, port);
+      return { port, child };
+    } catch (e) {
+      await kill(child);
+      if (attempt === 3) throw e;
+    }
+  }
+}
+
+/** Start a redis-server for a test; it is killed in `t`'s teardown (or call `stop()`). */
+export async function startRedis(t?: Teardown): Promise<TestRedis> {
+  assertInstalled();
+  const started = await launchOnFreePort();
+  const port = started.port;
+  let child = started.child;
+  const redis: TestRedis = {
+    url: `redis://127.0.0.1:${port}/0`,
+    port,
+    stop: () => kill(child),
+    restart: async () => {
+      await kill(child);
+      child = launch(port);
+      await ready(child, port);
+    },
+  };
+  // A crashed test process must not leave a server behind.
+  process.once('exit', () => child.kill('SIGKILL'));
+  t?.teardown(() => redis.stop());
+  return redis;
+}
