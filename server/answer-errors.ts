@@ -64,6 +64,8 @@ export function answerFailure(
   const headers: Record<string, string> = {
     'x-request-id': where.req,
     ...(errors[0]?.code === 'body_too_large' ? { connection: 'close' } : {}),
+    // A shared store that is away usually comes back within seconds.
+    ...(errors[0]?.code === 'store_unavailable' ? { 'retry-after': '2' } : {}),
   };
   answerErrors(req, res, url, errors, headers);
 }

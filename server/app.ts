@@ -12,6 +12,7 @@ import type { ExecuteOptions } from '../runtime/execute.js';
 import { ExecuteService } from './execute/service.js';
 import { MemorySessionRepository } from './execute/memory-repository.js';
 import type { SessionRepository } from './execute/repository.js';
+import { localReplica, type ReplicaOptions } from './execute/replica.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { Router } from './http/router.js';
 import { sendErrors, sendJson } from './http/respond.js';
@@ -24,6 +25,7 @@ import { answerErrors, answerFailure } from './answer-errors.js';
 import { reload } from './reload.js';
 import { TenantScopes, TransportKeys, type McpConfig } from './mcp/config.js';
 import { McpEndpoint } from './mcp/endpoint.js';
+import type { SharedKv } from './kv.js';
 
 export { sameSecret } from './reload.js';
 
@@ -49,10 +51,14 @@ export interface AppOptions {
   logger?: Logger;
   /** Where sessions live (default: this process's memory, with the session limits). */
   sessions?: SessionRepository;
+  /** This process among replicas sharing `sessions` (default: one process, no leases). */
+  replica?: ReplicaOptions;
   /** What is served: HTTP routes, `/mcp`, or both (the default). `/v1/health` always answers. */
   surfaces?: { http: boolean; mcp: boolean };
   /** MCP settings (transport keys, tenant scopes, allowed hosts); default: open, unrestricted. */
   mcp?: McpConfig;
+  /** Where MCP transport sessions are shared with other replicas (with Redis); default: not shared. */
+  shared?: SharedKv;
 }
 
 export class SvcApp {
@@ -70,6 +76,8 @@ export class SvcApp {
   /** The MCP endpoint, when MCP is served. */
   readonly mcp?: McpEndpoint;
   readonly surfaces: { http: boolean; mcp: boolean };
+  /** This process among the replicas sharing its session store. */
+  readonly replica: ReplicaOptions;
 
   constructor(private readonly opts: AppOptions) {
     const now = opts.now ?? Date.now;
@@ -78,6 +86,7 @@ export class SvcApp {
     this.logger = opts.logger ?? SILENT;
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.auth = opts.auth ?? new InboundAuth({ mode: 'off' });
+    this.replica = opts.replica ?? localReplica();
     this.sessions =
       opts.sessions ??
       new MemorySessionRepository(
@@ -92,6 +101,7 @@ export class SvcApp {
       now,
       limits: this.limits,
       logger: this.logger,
+      replica: this.replica,
     });
     this.surfaces = opts.surfaces ?? { http: true, mcp: true };
     if (this.surfaces.mcp)
@@ -104,7 +114,13 @@ export class SvcApp {
           logger: this.logger,
         },
         opts.mcp ?? { keys: new TransportKeys([]), tenants: new TenantScopes() },
-        { version: SVC_VERSION, maxSessions: this.limits.maxMcpSessions, idleMs: this.limits.mcpSessionIdleMs, now },
+        {
+          version: SVC_VERSION,
+          maxSessions: this.limits.maxMcpSessions,
+          idleMs: this.limits.mcpSessionIdleMs,
+          now,
+          ...(opts.shared ? { shared: opts.shared } : {}),
+        },
       );
     this.router.add('GET', '/v1/health', async (_req, res) => sendJson(res, 200, await this.health(now)));
     if (!this.surfaces.http) return;
@@ -181,6 +197,7 @@ export class SvcApp {
     return {
       status: 'ok',
       version: SVC_VERSION,
+      replica: this.replica.id,
       entries: this.registry.size,
       sessions: await this.sessions.size(),
       ...(this.mcp ? { mcp_sessions: this.mcp.size } : {}),

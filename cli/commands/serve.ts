@@ -19,6 +19,7 @@ import { describeRegistry } from './catalogs.js';
 import { parsePort } from '../parse-port.js';
 import { inboundAuthFromEnv } from '../../server/auth/inbound.js';
 import { mcpConfigFromEnv } from '../../server/mcp/config.js';
+import { sessionStoreFromEnv } from '../../server/stores.js';
 
 interface ServeFlags extends CatalogFlags {
   http?: boolean;
@@ -51,7 +52,11 @@ Environment (limits: see docs/http.md "Limits"):
   SVC_AUTH_API_KEYS_FILE            JSON array of {key, tenant_id, subject} for X-API-Key
   SVC_CONTROL_PLANE_SECRET          enables POST /internal/catalog-registry/v1/reload (header x-svc-control-plane-secret)
   SVC_BACKEND_URL_<ENTRY_ID>        backend URL override of one catalog (--backend wins)
-  SVC_RUN_ARTIFACTS_URL             memory: (default) or file:///abs/dir for run snapshots
+  SVC_MCP_TRANSPORT_KV_URL          redis://host:port/db: sessions, tokens, page handles and operations shared by replicas (default: this process)
+  SVC_OPERATION_LEASE_SECS          with Redis: lease of a running operation, renewed every third (default 15)
+  SVC_RUN_ARTIFACTS_URL             memory: (default), file:///abs/dir or s3://bucket/prefix for run snapshots
+  SVC_S3_ENDPOINT                   S3-compatible endpoint (MinIO, ...); credentials from the AWS SDK chain (AWS_ACCESS_KEY_ID, ...)
+  SVC_S3_FORCE_PATH_STYLE           true/false (default true with SVC_S3_ENDPOINT); SVC_S3_REGION (default AWS_REGION, us-east-1)
   SVC_RUN_ARTIFACTS_RETENTION_SECS  snapshot retention (default 604800 = 7 days)
   SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS  snapshot GC interval (default 300)
   SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES  byte budget of the memory store, oldest dropped first (default 268435456 = 256 MiB)
@@ -113,8 +118,15 @@ export async function startServe(
   const auth = await inboundAuthFromEnv(env);
   const mcp = surfaces.mcp ? await mcpConfigFromEnv(env) : undefined;
   const settings = artifactSettingsFromEnv(env);
-  const artifacts = await storeFromUrl(settings.url, { ...settings, logger });
+  const store = await sessionStoreFromEnv(env, limits, logger);
+  const artifacts = await storeFromUrl(settings.url, { ...settings, logger }).catch(async (e: unknown) => {
+    await store.close();
+    throw e;
+  });
   const app = new SvcApp({
+    sessions: store.sessions,
+    replica: store.replica,
+    ...(store.shared ? { shared: store.shared } : {}),
     registry: loaded.registry,
     ...(flags.catalogDir ? { catalogDir: flags.catalogDir } : {}),
     loadOptions,
@@ -139,6 +151,11 @@ export async function startServe(
   out(
     `inbound auth: ${auth.mode}${auth.mode === 'off' ? '' : ` (${[auth.config.jwtSecret ? 'JWT HS256' : '', auth.config.apiKeys ? `${auth.config.apiKeys.length} API keys` : ''].filter(Boolean).join(', ')})`}\n`,
   );
+  out(
+    store.kind === 'redis'
+      ? `sessions: shared in Redis; this replica is ${store.replica.id}\n`
+      : 'sessions: in this process\n',
+  );
   if (mcp)
     out(
       `MCP transport keys: ${mcp.keys.required ? 'required (Authorization: Bearer <key>)' : 'none (open)'}${env.SVC_MCP_TENANTS_FILE ? '; tenant scopes from SVC_MCP_TENANTS_FILE' : ''}\n`,
@@ -154,6 +171,7 @@ export async function startServe(
     stop: async () => {
       await listening.close(limits.shutdownGraceMs);
       await artifacts.close();
+      await store.close();
     },
   };
 }

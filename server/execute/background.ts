@@ -16,11 +16,13 @@ import type { Limits } from '../limits.js';
 import type { FinishRun } from './finish-run.js';
 import type { Outcome } from './outcome.js';
 import type { Follow } from './request.js';
-import { opLine, opMeta, progressOf, terminalSign, trimOperations, type OpEvent } from './operations.js';
+import { opLine, opMeta, terminalSign, trimOperations, type OpEvent } from './operations.js';
+import { LeaseKeeper, OpWriter } from './op-writer.js';
+import { lostOperation, reapLost, SHARED_PROGRESS_COALESCE_MS, type ReplicaOptions } from './replica.js';
 import type { SessionRepository } from './repository.js';
-import { findOperation, pollOperation, terminalAnswer } from './poll-operation.js';
+import { findOperation, followElsewhere, pollOperation, terminalAnswer, type WaitDeps } from './poll-operation.js';
 import { runOptions, type RunHow } from './run-how.js';
-import { checkOperationCaps, liveKey, notify, type LiveOp, type Watch } from './live-op.js';
+import { checkOperationCaps, followToEnd, liveKey, notify, type LiveOp, type Watch } from './live-op.js';
 import { keyText, type OpDescriptor, type SessionKey, type SessionState } from './state.js';
 
 export interface BackgroundDeps {
@@ -34,6 +36,8 @@ export interface BackgroundDeps {
   logger: Logger;
   /** Store a finished run and mint its page handles: what a run leaves in its session. */
   finish: FinishRun;
+  /** This process among the replicas of a shared store: its id, lease and progress window. */
+  replica: ReplicaOptions;
 }
 
 export { runOptions, type RunHow } from './run-how.js';
@@ -47,8 +51,12 @@ const fail = (code: SvcError['code'], message: string, hint: string): never => {
 export class Background {
   private readonly live = new Map<string, LiveOp>();
   private idleWaiters: Array<() => void> = [];
+  /** Renews the leases of the operations running here (shared store only). */
+  private readonly leases: LeaseKeeper;
 
-  constructor(private readonly deps: BackgroundDeps) {}
+  constructor(private readonly deps: BackgroundDeps) {
+    this.leases = new LeaseKeeper(deps.replica.leaseMs, () => this.live.values());
+  }
 
   /** Operations running in this process. */
   get runningCount(): number {
@@ -69,9 +77,10 @@ export class Background {
     program: string | undefined,
     awaited = false,
   ): Promise<Outcome> {
-    const { now, repo } = this.deps;
+    const { now, repo, replica } = this.deps;
     const startedAt = new Date(now());
     const desc = await repo.update(s, (st) => {
+      reapLost(st, now(), (h) => this.live.has(liveKey(s, h)));
       this.checkCap(st); // again, inside the transaction: two concurrent starts cannot both pass it
       trimOperations(st.ops, now());
       const d: OpDescriptor = {
@@ -85,6 +94,8 @@ export class Background {
         seen: 0,
         errors: [],
         commit_id,
+        owner: replica.id,
+        ...(replica.leaseMs ? { lease_until: now() + replica.leaseMs } : {}),
         ...(awaited ? { awaited } : {}),
       };
       st.ops.set(d.handle, d);
@@ -99,28 +110,15 @@ export class Background {
       chain: Promise.resolve(),
       done: Promise.resolve(),
     };
+    const writer = new OpWriter(op, { repo, now, replica });
+    op.writer = writer;
     this.live.set(liveKey(op.key, op.handle), op);
+    this.leases.start();
     op.done = executePlan(plan, this.deps.registry(), {
       ...this.deps.runtime,
       ...runOptions(how),
       signal: op.controller.signal,
-      onProgress: (e) => {
-        op.chain = op.chain
-          .then(() =>
-            repo.update(op.key, (st) => {
-              const d = st.ops.get(op.handle);
-              return d ? progressOf(d, e, now(), op.notified) : undefined;
-            }),
-          )
-          .then(
-            (ev) => {
-              if (ev) notify(op, ev);
-            },
-            () => {
-              /* the session is gone: nothing to tell */
-            },
-          );
-      },
+      onProgress: (e) => writer.progress(e),
     })
       .then(async (run) => {
         const { run_id, blocks } = await this.deps.finish(s, plan, commit_id, run, startedAt, program);
@@ -151,7 +149,10 @@ export class Background {
         notify(op, { kind: 'terminal', line: op.terminal });
         op.listeners.clear();
         this.live.delete(liveKey(op.key, op.handle));
-        if (this.live.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+        if (this.live.size === 0) {
+          this.leases.stop();
+          for (const w of this.idleWaiters.splice(0)) w();
+        }
       });
     const line = opLine(desc, '+', now());
     return {
@@ -180,32 +181,19 @@ export class Background {
     const handle = (started.meta.op as { n: string }).n;
     follow.onLine?.({ line: started.text!, handle, commit_id });
     const op = this.live.get(liveKey(s, handle));
-    // Checked and subscribed in one synchronous step: the terminal event cannot slip in between.
-    if (op && op.terminal === undefined) {
-      await new Promise<void>((resolve) => {
-        const cancel = () => op.controller.abort();
-        const listener = (e: OpEvent) => {
-          follow.onLine?.({ line: e.line, handle });
-          if (e.kind !== 'terminal') return;
-          op.listeners.delete(listener);
-          follow.signal?.removeEventListener('abort', cancel);
-          resolve();
-        };
-        op.listeners.add(listener);
-        if (follow.signal?.aborted) cancel();
-        else follow.signal?.addEventListener('abort', cancel, { once: true });
-      });
-    } else if (op?.terminal) follow.onLine?.({ line: op.terminal, handle });
+    if (op) await followToEnd(op, follow);
     return this.wait(s, handle);
   }
 
   /** Write the end of an operation (after its progress writes) and keep its terminal line. */
   private async end(op: LiveOp, set: (d: OpDescriptor) => void): Promise<void> {
-    await op.chain;
+    await op.writer?.settle();
     const now = this.deps.now;
     op.terminal = await this.deps.repo.update(op.key, (st) => {
       const d = st.ops.get(op.handle);
       if (!d) return undefined;
+      // Another replica failed it when its lease lapsed (a stall here): an end is final.
+      if (d.state !== 'running') return opLine(d, terminalSign(d.state), now());
       set(d);
       d.ended = now();
       const line = opLine(d, terminalSign(d.state), now());
@@ -221,13 +209,21 @@ export class Background {
 
   /** wait(oN): a progress line while running; the rows (from the run artifact) once done. */
   wait(key: SessionKey, handle: string): Promise<Outcome> {
-    return pollOperation(this.deps, key, handle);
+    return pollOperation(this.waitDeps(key), key, handle);
+  }
+
+  /** What answering about a session's operations needs: the stores, and which run here. */
+  private waitDeps(key: SessionKey): WaitDeps {
+    return { ...this.deps, local: (h) => this.live.has(liveKey(key, h)) };
   }
 
   /** cancel(oN): stop a running operation (cooperatively) and answer its terminal line. */
   async cancel(key: SessionKey, handle: string): Promise<Outcome> {
     const d = await this.find(key, handle);
     if (d.state === 'running') {
+      // An operation whose owner is gone is failed by the poll, and its terminal answer given.
+      if (!this.live.has(liveKey(key, handle)) && lostOperation(d, this.deps.now(), false))
+        return this.wait(key, handle);
       const op =
         this.live.get(liveKey(key, handle)) ??
         fail(
@@ -256,8 +252,11 @@ export class Background {
         },
       };
     }
-    if (d.state === 'running' && !op)
-      return { line: opLine(d, '~', this.deps.now()), terminal: false, subscribe: none };
+    if (d.state === 'running' && !op) {
+      const every = this.deps.replica.progressCoalesceMs || SHARED_PROGRESS_COALESCE_MS;
+      const subscribe = (l: (e: OpEvent) => void) => followElsewhere(this.waitDeps(key), key, handle, l, every);
+      return { line: opLine(d, '~', this.deps.now()), terminal: false, subscribe };
+    }
     const ended = d.state === 'running' ? await this.find(key, handle) : d;
     return {
       line: op?.terminal ?? opLine(ended, terminalSign(ended.state), this.deps.now()),

@@ -1,5 +1,6 @@
 /** The process-local half of a background operation, and what a surface watching one gets. */
 import type { OpEvent } from './operations.js';
+import type { Follow } from './request.js';
 import { svcError, SvcFailure } from '../../common/errors.js';
 import type { Limits } from '../limits.js';
 import { keyText, type SessionKey, type SessionState } from './state.js';
@@ -26,6 +27,8 @@ export interface LiveOp {
   terminal?: string;
   /** Settles when the run has ended and what it did is stored. */
   done: Promise<void>;
+  /** Its progress and lease writes (op-writer.ts). */
+  writer?: { renew(): void; settle(): Promise<void> };
 }
 
 /** The key of a live operation: its session and handle. */
@@ -71,4 +74,27 @@ export function checkOperationCaps(
         },
       ),
     ]);
+}
+
+/**
+ * Pass each line of a running operation to `follow.onLine` until its terminal one (at once when it
+ * already ended); an abort of `follow.signal` cancels it.
+ */
+export async function followToEnd(op: LiveOp, follow: Follow): Promise<void> {
+  const handle = op.handle;
+  if (op.terminal !== undefined) return follow.onLine?.({ line: op.terminal, handle });
+  // Checked and subscribed in one synchronous step: the terminal event cannot slip in between.
+  await new Promise<void>((resolve) => {
+    const cancel = () => op.controller.abort();
+    const listener = (e: OpEvent) => {
+      follow.onLine?.({ line: e.line, handle });
+      if (e.kind !== 'terminal') return;
+      op.listeners.delete(listener);
+      follow.signal?.removeEventListener('abort', cancel);
+      resolve();
+    };
+    op.listeners.add(listener);
+    if (follow.signal?.aborted) cancel();
+    else follow.signal?.addEventListener('abort', cancel, { once: true });
+  });
 }

@@ -44,10 +44,25 @@ export function progressOf(
   notified: { counts?: string },
 ): OpEvent | undefined {
   if (!applyProgress(op, e)) return undefined;
-  const c = counts(op);
-  if (c === notified.counts) return undefined;
-  notified.counts = c;
-  return { kind: 'progress', line: opLine(op, '~', now) };
+  return newCounts(progressNow(op, now), notified);
+}
+
+/** What an operation's progress says now: its counts and its running line. */
+export interface ProgressNow {
+  counts: string;
+  line: string;
+}
+
+/** The counts and running line of an operation. */
+export function progressNow(op: OpDescriptor, now: number): ProgressNow {
+  return { counts: counts(op), line: opLine(op, '~', now) };
+}
+
+/** The `progress` event for `p` unless its counts are those last pushed (`notified`, updated). */
+export function newCounts(p: ProgressNow, notified: { counts?: string }): OpEvent | undefined {
+  if (p.counts === notified.counts) return undefined;
+  notified.counts = p.counts;
+  return { kind: 'progress', line: p.line };
 }
 
 /** Steps done, pages fetched, and rows of the returned steps (not of steps that feed others). */

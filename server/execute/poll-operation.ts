@@ -6,14 +6,20 @@
 import { svcError, SvcFailure } from '../../common/errors.js';
 import type { ArtifactStore } from '../../runtime/artifacts/index.js';
 import type { Outcome, ResultBlock } from './outcome.js';
-import { opLine, opMeta, terminalSign, trimOperations, type Sign } from './operations.js';
+import { opLine, opMeta, terminalSign, trimOperations, type OpEvent, type Sign } from './operations.js';
 import type { SessionRepository } from './repository.js';
 import type { OpDescriptor, SessionKey, SessionState } from './state.js';
+import { failLost, lostOperation } from './replica.js';
 
 export interface PollDeps {
   repo: SessionRepository;
   artifacts: ArtifactStore;
   now: () => number;
+}
+
+export interface WaitDeps extends PollDeps {
+  /** True when the operation `handle` of the session runs in this process. */
+  local: (handle: string) => boolean;
 }
 
 /** The operation `handle` of a session, or `unknown_operation_handle`. */
@@ -31,23 +37,38 @@ function unknownOperation(handle: string, s: SessionState | undefined): never {
   ]);
 }
 
-/** wait(oN): a progress line while running; the terminal answer once done. */
-export async function pollOperation(deps: PollDeps, key: SessionKey, handle: string): Promise<Outcome> {
+/**
+ * wait(oN): a progress line while running; the terminal answer once done. An operation that runs
+ * in another process answers `~` with the code `operation_not_on_replica` (keep polling), or, when
+ * its owner let the lease lapse, fails here with `operation_lost`.
+ */
+export async function pollOperation(deps: WaitDeps, key: SessionKey, handle: string): Promise<Outcome> {
   const now = deps.now();
-  const polled = await deps.repo.update(
-    key,
-    (st): { ended: OpDescriptor } | { line: string; op: Record<string, string> } => {
-      trimOperations(st.ops, now);
-      const d = st.ops.get(handle) ?? unknownOperation(handle, st);
-      if (d.state !== 'running') return { ended: { ...d } };
-      const sign: Sign = d.version !== d.seen ? '~' : '=';
-      d.seen = d.version;
-      const line = opLine(d, sign, now);
-      return { line, op: opMeta(d, sign, line) };
-    },
-  );
+  const polled = await deps.repo.update(key, (st): { ended: OpDescriptor } | Running => {
+    trimOperations(st.ops, now);
+    const d = st.ops.get(handle) ?? unknownOperation(handle, st);
+    const local = deps.local(handle);
+    if (lostOperation(d, now, local)) failLost(d, now);
+    if (d.state !== 'running') return { ended: { ...d } };
+    const sign: Sign = d.version !== d.seen || !local ? '~' : '=';
+    d.seen = d.version;
+    const line = opLine(d, sign, now);
+    return { line, op: opMeta(d, sign, line), elsewhere: !local };
+  });
   if ('ended' in polled) return terminalAnswer(deps, polled.ended);
-  return { kind: 'report', results: [], errors: [], text: polled.line, meta: { op: polled.op } };
+  return {
+    kind: 'report',
+    results: [],
+    errors: [],
+    text: polled.line,
+    meta: { op: polled.op, ...(polled.elsewhere ? { code: 'operation_not_on_replica' } : {}) },
+  };
+}
+
+interface Running {
+  line: string;
+  op: Record<string, string>;
+  elsewhere: boolean;
 }
 
 /** The answer about an ended operation: its line, errors, and rows from its run artifact. */
@@ -73,4 +94,42 @@ export async function terminalAnswer(deps: Omit<PollDeps, 'repo'>, d: OpDescript
       ...(d.errors[0] ? { code: d.errors[0].code } : {}),
     },
   };
+}
+
+/**
+ * Follow an operation that runs in another process (an SSE stream on a replica that does not run
+ * it) by reading its descriptor every `everyMs`: a `progress` event when it moved, the `terminal`
+ * event once it ended, or once its owner let the lease lapse (then it is failed here). A store
+ * that does not answer is tried again at the next tick. Returns the function that stops following.
+ */
+export function followElsewhere(
+  deps: WaitDeps,
+  key: SessionKey,
+  handle: string,
+  listener: (e: OpEvent) => void,
+  everyMs: number,
+): () => void {
+  let version: number | undefined;
+  const end = (line: string) => {
+    clearInterval(timer);
+    listener({ kind: 'terminal', line });
+  };
+  const tick = async () => {
+    let d: OpDescriptor;
+    try {
+      d = await findOperation(deps.repo, key, handle);
+    } catch (e) {
+      if (e instanceof SvcFailure && e.errors[0]?.code === 'store_unavailable') return;
+      return end(`? ${handle} failed: the session is gone`);
+    }
+    const now = deps.now();
+    if (lostOperation(d, now, deps.local(handle))) return end((await pollOperation(deps, key, handle)).text!);
+    if (d.state !== 'running') return end(opLine(d, terminalSign(d.state), now));
+    if (version !== undefined && d.version !== version) listener({ kind: 'progress', line: opLine(d, '~', now) });
+    version = d.version;
+  };
+  const timer = setInterval(() => void tick().catch(() => undefined), everyMs);
+  timer.unref();
+  void tick().catch(() => undefined);
+  return () => clearInterval(timer);
 }

@@ -11,6 +11,7 @@ import type { ProgressEvent } from '../../runtime/progress.js';
 import type { Limits } from '../limits.js';
 import type { PlanCache } from './plan-cache.js';
 import type { SessionRepository } from './repository.js';
+import type { ReplicaOptions } from './replica.js';
 
 export interface ProgramRequest {
   program: string;
@@ -64,4 +65,6 @@ export interface ServiceDeps {
   planCache?: PlanCache;
   now?: () => number;
   logger?: Logger;
+  /** This process among replicas sharing the session store (default: one process, no leases). */
+  replica?: ReplicaOptions;
 }

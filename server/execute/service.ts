@@ -29,6 +29,7 @@ import { Teacher, type OpenRequest } from './teach.js';
 import type { Follow, ProgramRequest, RunRequest, ServiceDeps } from './request.js';
 import { storedRun } from './stored-run.js';
 import { LogicalSessions } from './logical.js';
+import { localReplica } from './replica.js';
 import { checkPins, cleanRead, compileInSession, type Compiled } from './session-compile.js';
 
 export { cleanRead } from './session-compile.js';
@@ -83,6 +84,7 @@ export class ExecuteService {
       now: this.now,
       logger: this.logger,
       finish: (s, plan, commit_id, run, startedAt, program) => this.finish(s, plan, commit_id, run, startedAt, program),
+      replica: deps.replica ?? localReplica(),
     });
   }
 

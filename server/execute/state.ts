@@ -73,6 +73,13 @@ export interface OpDescriptor {
   run_id?: string;
   /** Commit id of the plan it runs. */
   commit_id?: string;
+  /** The server process (replica) that runs it: only it can cancel it. */
+  owner?: string;
+  /**
+   * While running: the owner renews this (ms since the epoch) every third of the lease; a replica
+   * that finds it past treats the owner as gone and fails the operation (`operation_lost`).
+   */
+  lease_until?: number;
   /** The run is awaited by its caller (MCP svc_run): its lines say no poll. */
   awaited?: boolean;
   /** Result blocks (page handles minted) without rows: rows are read back from the run artifact. */

@@ -28,6 +28,8 @@ import { checkHostAndOrigin } from './rebinding.js';
 import { RESOURCE_TEMPLATES, rpcFailure } from './resources.js';
 import { McpSession, type McpDeps } from './session.js';
 import { INSTRUCTIONS } from './tools.js';
+import type { SharedKv } from '../kv.js';
+import { markInitialized, parseState } from './resume.js';
 
 export interface McpEndpointOptions {
   version: string;
@@ -36,6 +38,8 @@ export interface McpEndpointOptions {
   /** A transport session unused this long is closed (`SVC_MCP_SESSION_IDLE_SECS`). */
   idleMs: number;
   now?: () => number;
+  /** Where transport sessions are shared with other replicas (`SVC_MCP_TRANSPORT_KV_URL`); unset: not shared. */
+  shared?: SharedKv;
 }
 
 interface Entry {
@@ -43,6 +47,8 @@ interface Entry {
   server: Server;
   session: McpSession;
   lastUsed: number;
+  /** When its state was last written to the shared store (its expiry restarts then). */
+  sharedAt: number;
 }
 
 export class McpEndpoint {
@@ -85,7 +91,7 @@ export class McpEndpoint {
         allow: 'GET, POST, DELETE',
       });
     const sid = header(req, 'mcp-session-id');
-    const entry = sid === undefined ? undefined : this.entries.get(sid);
+    const entry = sid === undefined ? undefined : (this.entries.get(sid) ?? (await this.resume(sid)));
     if (sid !== undefined && !entry)
       return rpcError(
         res,
@@ -116,6 +122,7 @@ export class McpEndpoint {
     if (method === 'POST') res.flushHeaders = () => undefined;
     if (entry) {
       entry.lastUsed = this.now();
+      this.keepShared(sid!, entry);
       return entry.transport.handleRequest(req, res, body);
     }
     if (method !== 'POST' || !isInitializeRequest(body))
@@ -136,26 +143,68 @@ export class McpEndpoint {
   }
 
   private open(): Entry {
-    const session = new McpSession(this.deps);
+    return this.entry(new McpSession(this.deps), () => randomUUID());
+  }
+
+  /** A transport session with its SDK server; `id` names it (a new one, or the one resumed). */
+  private entry(session: McpSession, id: () => string): Entry {
     const server = mcpServer(session, this.opts.version, this.deps.logger);
     const entry: Entry = {
       session,
       server,
       lastUsed: this.now(),
+      sharedAt: this.now(),
       transport: new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          this.entries.set(id, entry);
+        sessionIdGenerator: id,
+        onsessioninitialized: async (sid) => {
+          this.entries.set(sid, entry);
+          await this.share(sid, session);
         },
-        onsessionclosed: (id) => {
-          this.entries.delete(id);
+        onsessionclosed: (sid) => {
+          this.entries.delete(sid);
+          void this.opts.shared?.del(sharedKey(sid)).catch(() => undefined);
         },
       }),
     };
     entry.transport.onclose = () => {
       if (entry.transport.sessionId) this.entries.delete(entry.transport.sessionId);
     };
+    session.onChange = () => this.share(entry.transport.sessionId!, session);
     void server.connect(entry.transport);
+    return entry;
+  }
+
+  /** Write a session's state to the shared store (no-op when nothing is shared). */
+  private async share(sid: string, session: McpSession): Promise<void> {
+    await this.opts.shared?.set(sharedKey(sid), JSON.stringify(session.state()), this.opts.idleMs);
+  }
+
+  /** Restart the shared copy's expiry now and then while the session is used here. */
+  private keepShared(sid: string, e: Entry): void {
+    if (!this.opts.shared || e.lastUsed - e.sharedAt < this.opts.idleMs / 4) return;
+    e.sharedAt = e.lastUsed;
+    void this.share(sid, e.session).catch(() => undefined);
+  }
+
+  /**
+   * A session another replica opened (or this one before a restart), from the shared store:
+   * undefined when nothing is shared, or it is unknown or expired there.
+   */
+  private async resume(sid: string): Promise<Entry | undefined> {
+    if (!this.opts.shared || sid.length > 200) return undefined;
+    const text = await this.opts.shared.get(sharedKey(sid));
+    const state = text === undefined ? undefined : parseState(text);
+    if (!state) return undefined;
+    const again = this.entries.get(sid); // another request resumed it meanwhile
+    if (again) return again;
+    const entry = this.entry(new McpSession(this.deps, state), () => sid);
+    if (!markInitialized(entry.transport, sid)) {
+      this.deps.logger.warn(
+        'MCP: this SDK version cannot resume a shared transport session; the client must initialize again',
+      );
+      return undefined;
+    }
+    this.entries.set(sid, entry);
     return entry;
   }
 
@@ -211,6 +260,11 @@ function mcpServer(session: McpSession, version: string, logger: McpDeps['logger
   server.setRequestHandler(ReadResourceRequestSchema, (req) => session.readResource(req.params.uri));
   server.onerror = (e) => logger.warn(`MCP: ${e.message}`);
   return server;
+}
+
+/** The shared store's key of a transport session. */
+function sharedKey(sid: string): string {
+  return `mcp:${sid}`;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

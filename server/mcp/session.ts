@@ -48,13 +48,36 @@ export interface CallExtra {
 /** Intents remembered per transport session (oldest forgotten first). */
 const MAX_INTENTS = 256;
 
+/** What a transport session holds, as another replica needs it to go on serving the session. */
+export interface McpSessionState {
+  principal: Principal;
+  authenticated: boolean;
+  /** [intent, logical session ref], oldest first. */
+  intents: Array<[string, string]>;
+}
+
 export class McpSession {
   private principal: Principal = ANONYMOUS;
   private authenticated = false;
   /** intent -> the logical session ref bound for it on this transport session. */
   private readonly intents = new Map<string, string>();
+  /** Called after each change of the state (sign-in, a new intent), to share it before the answer. */
+  onChange: (s: McpSessionState) => Promise<void> = async () => undefined;
 
-  constructor(private readonly deps: McpDeps) {}
+  constructor(
+    private readonly deps: McpDeps,
+    restored?: McpSessionState,
+  ) {
+    if (!restored) return;
+    this.principal = restored.principal;
+    this.authenticated = restored.authenticated;
+    for (const [intent, ref] of restored.intents.slice(-MAX_INTENTS)) this.intents.set(intent, ref);
+  }
+
+  /** The state to share (no secret: the principal is who signed in, never the credential). */
+  state(): McpSessionState {
+    return { principal: this.principal, authenticated: this.authenticated, intents: [...this.intents] };
+  }
 
   /** tools/list: svc_incoming_auth only when inbound auth is on. */
   tools(): Tool[] {
@@ -126,6 +149,7 @@ export class McpSession {
     if (p.tenant !== this.principal.tenant) this.intents.clear();
     this.principal = p;
     this.authenticated = true;
+    await this.onChange(this.state());
     return textResult(`authenticated: ${p.method}, tenant ${p.tenant}, subject ${p.subject ?? '-'}`, {
       method: p.method,
       tenant_id: p.tenant,
@@ -148,6 +172,7 @@ export class McpSession {
     this.intents.delete(args.intent);
     this.intents.set(args.intent, c.ref);
     if (this.intents.size > MAX_INTENTS) this.intents.delete(this.intents.keys().next().value!);
+    await this.onChange(this.state());
     return contextResult(c.outcome, c.ref, { ...c.continuity });
   }
 

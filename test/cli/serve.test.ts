@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { startDemoVendor, demoVendorData } from '../../cli/demo-vendor.js';
 import { startFaultVendor } from '../_helpers/fault-vendor.js';
 import { ROOT, serve, svc, svcOnce } from '../_helpers/cli.js';
+import { freePort } from '../_helpers/redis.js';
 
 const PACKED = 'fixtures/packed';
 const BREWERY_CGS = 'fixtures/packed/brewery.v1.c881a9c7e5f6.cgs.json';
@@ -222,6 +223,33 @@ t.test('other bad start-ups: malformed --backend and --port are usage errors, no
   t.match(empty.stderr, /catalog_dir_empty: no catalog could be loaded/);
   t.notMatch(empty.stdout, /listening/);
 });
+
+t.test(
+  'shared stores at start-up: unreachable, unsupported or not implemented stops the start, naming the setting',
+  async (t) => {
+    const port = await freePort(); // nothing listens there
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [
+        { SVC_MCP_TRANSPORT_KV_URL: `redis://:hunter2@127.0.0.1:${port}/0` },
+        /^store_unavailable: .*SVC_MCP_TRANSPORT_KV_URL/m,
+      ],
+      [{ SVC_MCP_TRANSPORT_KV_URL: 'memcached://127.0.0.1:11211' }, /^unsupported_store: SVC_MCP_TRANSPORT_KV_URL/m],
+      [{ SVC_GRAPH_CACHE_URL: 's3://graphs/x' }, /^unsupported_store: SVC_GRAPH_CACHE_URL: .*not implemented/m],
+      [{ SVC_GRAPH_HOT_MAX_ENTITIES: '100' }, /^unsupported_store: SVC_GRAPH_HOT_MAX_ENTITIES/m],
+      [
+        { SVC_MCP_TRANSPORT_KV_URL: 'redis://127.0.0.1:1/0', SVC_OPERATION_LEASE_SECS: 'soon' },
+        /SVC_OPERATION_LEASE_SECS/,
+      ],
+    ];
+    for (const [env, re] of cases) {
+      const r = await svcOnce(t, ['serve', '--catalog-dir', PACKED, '--port', '0'], env);
+      t.not(r.code, 0, Object.keys(env).join(' '));
+      t.match(r.stderr, re);
+      t.notMatch(r.stderr, /hunter2/, 'never the password');
+      t.notMatch(r.stdout, /listening/);
+    }
+  },
+);
 
 // ---------------------------------------------------------------- stopping
 

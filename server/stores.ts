@@ -1,0 +1,81 @@
+/**
+ * Where a server keeps what outlives a request, chosen by the environment: execute sessions (with
+ * their plan tokens, page handles and operation descriptors) in this process, or in Redis
+ * (`SVC_MCP_TRANSPORT_KV_URL`) shared by every replica. The Redis client is loaded only when the
+ * setting is there; a store that cannot be reached at start-up stops the start with an error
+ * naming the setting.
+ */
+import { svcError, SvcFailure } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import { MemorySessionRepository } from './execute/memory-repository.js';
+import { localReplica, SHARED_LEASE_MS, sharedReplica, type ReplicaOptions } from './execute/replica.js';
+import type { SessionRepository } from './execute/repository.js';
+import type { Limits } from './limits.js';
+import type { SharedKv } from './kv.js';
+
+export interface SessionStore {
+  sessions: SessionRepository;
+  /** This process among the replicas of the store. */
+  replica: ReplicaOptions;
+  /** `memory` or `redis`, for /v1/health and the start-up banner. */
+  kind: 'memory' | 'redis';
+  /** Where MCP transport sessions are shared (Redis only). */
+  shared?: SharedKv;
+  close(): Promise<void>;
+}
+
+/** The session store an environment names (`SVC_MCP_TRANSPORT_KV_URL`; unset: this process's memory). */
+export async function sessionStoreFromEnv(
+  env: Record<string, string | undefined>,
+  limits: Pick<Limits, 'maxSessions' | 'maxSessionsPerTenant'>,
+  logger: Logger,
+): Promise<SessionStore> {
+  const graph = ['SVC_GRAPH_CACHE_URL', 'SVC_GRAPH_HOT_MAX_ENTITIES'].filter((k) => env[k]?.trim());
+  if (graph.length)
+    throw new SvcFailure([
+      svcError(
+        'unsupported_store',
+        `${graph.join(' and ')}: the session graph cache is not implemented in this build`,
+        {
+          hint: 'unset it (see docs/deploy.md "The session graph cache")',
+        },
+      ),
+    ]);
+  const repoLimits = { maxSessions: limits.maxSessions, maxSessionsPerTenant: limits.maxSessionsPerTenant };
+  const url = env.SVC_MCP_TRANSPORT_KV_URL?.trim();
+  if (!url)
+    return {
+      sessions: new MemorySessionRepository(repoLimits),
+      replica: localReplica(),
+      kind: 'memory',
+      close: async () => {},
+    };
+  if (!/^rediss?:\/\//i.test(url))
+    throw new SvcFailure([
+      svcError('unsupported_store', 'SVC_MCP_TRANSPORT_KV_URL is not a redis:// or rediss:// URL', {
+        hint: 'write redis://host:6379/0 (rediss:// for TLS; a password as redis://:password@host:6379/0)',
+      }),
+    ]);
+  const replica = { ...sharedReplica(), leaseMs: leaseFromEnv(env) };
+  const { RedisSessionRepository } = await import('./execute/redis-repository.js');
+  const repo = await RedisSessionRepository.connect(url, { limits: repoLimits, logger });
+  return { sessions: repo, replica, kind: 'redis', shared: repo.kv(), close: () => repo.close() };
+}
+
+/** `SVC_OPERATION_LEASE_SECS`: the lease of a running operation on a shared store (default 15 s). */
+function leaseFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env.SVC_OPERATION_LEASE_SECS?.trim();
+  if (!raw) return SHARED_LEASE_MS;
+  const n = /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1))
+    throw new SvcFailure([
+      svcError(
+        'bad_arguments',
+        `SVC_OPERATION_LEASE_SECS=${JSON.stringify(raw.slice(0, 20))} is not a positive whole number of seconds`,
+        {
+          hint: `unset it for the default ${SHARED_LEASE_MS / 1000}`,
+        },
+      ),
+    ]);
+  return n * 1000;
+}
