@@ -85,8 +85,16 @@ interface Read {
 /** Wait a little before attempt `n` (1, 2, ...): up to 0.5, 1, 2, ... 10 ms, at random. */
 const backoff = (n: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** (n - 2), 10)));
 
+/** A version read or written this long ago may be the base of the next compare-and-set (ms). */
+const RECENT_MS = 1_000;
+/** Sessions whose last version is kept for that. */
+const RECENT_MAX = 1_024;
+
 export class RedisSessionRepository implements SessionRepository {
   private readonly queue = new KeyQueue();
+  /** The last version of a session this process read or wrote, and when it last read it (real time, clock). */
+  private readonly recent = new Map<string, { version: string; text: string; at: number; touched: number }>();
+  private readonly clock = performance.now.bind(performance);
   private readonly limits: RepositoryLimits;
   private readonly ttlMs: number;
 
@@ -199,9 +207,12 @@ export class RedisSessionRepository implements SessionRepository {
 
   /** The compare-and-set loop of `update` (this process's updates of the session queued before it). */
   private async apply<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T> {
+    const k = keyText(key);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       if (attempt > 1) await backoff(attempt);
-      const got = await this.read(key);
+      // First from what this process read a moment ago (it touched the session then): a
+      // compare-and-set against it saves the read, and a stale one only fails the set.
+      const got = (attempt === 1 && this.recentRead(k)) || (await this.read(key));
       if (!got) throw unknownSession(key);
       const out = change(got.state);
       const text = this.stored(got.state);
@@ -209,7 +220,13 @@ export class RedisSessionRepository implements SessionRepository {
       const flag = runsOperations(got.state) ? '1' : '0';
       const refs = JSON.stringify(got.state.logical);
       const written = await this.call(() => this.redis.svcWrite(this.sessionKey(key), got.version, text, flag, refs));
-      if (written === 1) return out;
+      if (written === 1) {
+        // The new version, as of the last read (which touched the session; a write does not).
+        const r = this.recent.get(k);
+        if (r) this.recent.set(k, { ...r, version: String(Number(got.version) + 1), text });
+        return out;
+      }
+      this.recent.delete(k);
       // 0: another process wrote first; -1: the session went (the next read says so).
     }
     throw new Error(`session ${keyText(key)}: ${MAX_ATTEMPTS} writes in a row lost to concurrent writers`);
@@ -221,9 +238,27 @@ export class RedisSessionRepository implements SessionRepository {
     const got = await this.call(() => this.redis.svcTouch(...this.base(now), keyText(key)));
     if (!got) return undefined;
     const [version, text] = got;
+    this.remember(keyText(key), version, text);
     const state = decodeSession(text);
     state.last_used = now;
     return { version, text, state };
+  }
+
+  /** Keep the text of a version just read (`RECENT_MS`, at most `RECENT_MAX` sessions). */
+  private remember(k: string, version: string, text: string): void {
+    this.recent.delete(k);
+    this.recent.set(k, { version, text, at: this.clock(), touched: this.now() });
+    if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
+  }
+
+  /** What `read` would give from the version kept for `k`, when it is recent enough; a fresh state. */
+  private recentRead(k: string): Read | undefined {
+    const r = this.recent.get(k);
+    // Idle time follows the injected clock: a session idle by it is read (and dropped) for real.
+    if (!r || this.clock() - r.at > RECENT_MS || this.now() - r.touched > this.limits.idleMs) return undefined;
+    const state = decodeSession(r.text);
+    state.last_used = this.now();
+    return { version: r.version, text: r.text, state };
   }
 
   /** The state's stored text: last used lives in its own hash field, so the JSON holds 0. */
@@ -244,7 +279,6 @@ export class RedisSessionRepository implements SessionRepository {
     return `${this.prefix}l:${ref}`;
   }
 
-  /** Run a command; a failure to reach Redis becomes `store_unavailable`. */
   /** A key-value store with expiry on the same connection, under `<prefix>kv:` (MCP transport sessions). */
   kv(): SharedKv {
     const key = (k: string) => `${this.prefix}kv:${k}`;
@@ -255,6 +289,7 @@ export class RedisSessionRepository implements SessionRepository {
     };
   }
 
+  /** Run a command; a failure to reach Redis becomes `store_unavailable`. */
   private async call<T>(command: () => Promise<T>): Promise<T> {
     try {
       return await command();

@@ -224,3 +224,32 @@ t.test('redis: connecting to a Redis that is not there names the setting, never 
   t.notMatch(JSON.stringify(f?.errors), /s3cret/, 'the password is not echoed');
   t.ok(Date.now() - started < 2500, 'it gives up quickly');
 });
+
+t.test('an update right after a get is one round trip: a compare-and-set on the version just read', async (t) => {
+  const r = await startRedis(t);
+  const repo = await replica(t, r);
+  const other = await replica(t, r, { keyPrefix: `t${prefixes}:` }); // the same namespace: another replica
+  const admin = new Redis(r.url);
+  t.teardown(() => admin.quit());
+  /** Script calls Redis has run so far. */
+  const scripts = async () => {
+    const info = await admin.info('commandstats');
+    return [...info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  };
+  const s = await repo.create(init());
+  await repo.get(s);
+  const before = await scripts();
+  t.equal(await repo.update(s, (st) => (st.teaching = 'A')), 'A');
+  t.equal((await scripts()) - before, 1, 'the write alone');
+  t.equal((await other.get(s))?.teaching, 'A', 'and another replica reads it');
+
+  await repo.get(s);
+  await other.update(s, (st) => void (st.teaching = 'B')); // moves the version under repo's feet
+  const seen: string[] = [];
+  await repo.update(s, (st) => {
+    seen.push(st.teaching);
+    st.teaching += '+C';
+  });
+  t.same(seen, ['A', 'B'], 'a stale version only fails the set: the change runs again on the fresh state');
+  t.equal((await other.get(s))?.teaching, 'B+C');
+});
