@@ -8,13 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Hex } from '../../common/canonical.js';
-import { isArtifactId, snapshotJson, verifiedSnapshot, type RunSnapshot } from './snapshot.js';
+import { isArtifactId, verifiedSnapshot, type RunSnapshot } from './snapshot.js';
+import { GcTimer, putByWrite } from './gc-timer.js';
 import type { ArtifactStore, StoreOptions, StoreStats } from './store.js';
 import type { Logger } from '../../common/log.js';
 
-/** setInterval cannot wait longer than this (larger values fire after 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Leftover temp files are removed once this old (or older than the retention, if shorter). */
 const STALE_TMP_MS = 60 * 60 * 1000;
 const SNAPSHOT_FILE = /^pr[0-9a-f]{64}\.json$/;
@@ -28,22 +26,23 @@ function errCode(e: unknown): string | undefined {
 
 export class FileArtifactStore implements ArtifactStore {
   private readonly retentionMs: number;
-  private readonly logger: Logger | undefined;
   private readonly now: () => number;
   /** Temp files of puts in progress in this process: never collected. */
   private readonly writing = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private collecting = false;
+  private readonly timer: GcTimer;
 
   private constructor(
     readonly dir: string,
     opts: StoreOptions,
   ) {
-    this.logger = opts.logger;
     this.retentionMs = opts.retentionSecs * 1000;
     this.now = opts.now ?? Date.now;
-    this.timer = setInterval(() => this.tick(), Math.min(MAX_TIMER_MS, opts.gcIntervalSecs * 1000));
-    this.timer.unref();
+    this.timer = new GcTimer(opts.gcIntervalSecs, {
+      store: 'file',
+      run: async () => ({ removed: await this.gc() }),
+      describe: (e) => (e as NodeJS.ErrnoException)?.code ?? String(e),
+      ...(opts.logger ? { logger: opts.logger } : {}),
+    });
   }
 
   /** Open (and create, mode 0700, when missing) the store directory `dir` (absolute). */
@@ -56,11 +55,8 @@ export class FileArtifactStore implements ArtifactStore {
     return join(this.dir, `${id}.json`);
   }
 
-  async put(s: RunSnapshot): Promise<string> {
-    const json = snapshotJson(s);
-    const id = 'pr' + sha256Hex(json);
-    await this.write(id, json);
-    return id;
+  put(s: RunSnapshot): Promise<string> {
+    return putByWrite(this, s);
   }
 
   async write(id: string, json: string): Promise<void> {
@@ -147,29 +143,11 @@ export class FileArtifactStore implements ArtifactStore {
     }
   }
 
-  private tick(): void {
-    if (this.collecting) return;
-    this.collecting = true;
-    this.gc()
-      .then((removed) => this.logger?.debug('artifact gc pass', { store: 'file', removed }))
-      // The next tick tries again; a GC failure never takes the process down.
-      .catch((e: unknown) =>
-        this.logger?.warn('artifact gc pass failed', {
-          store: 'file',
-          error: (e as NodeJS.ErrnoException)?.code ?? String(e),
-        }),
-      )
-      .finally(() => {
-        this.collecting = false;
-      });
-  }
-
   stats(): StoreStats {
     return { kind: 'file' };
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.timer.stop();
   }
 }

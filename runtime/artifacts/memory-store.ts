@@ -4,12 +4,9 @@
  * object `get` returned) never changes what is stored under its id. The store has a byte budget:
  * past it, the oldest snapshots are dropped first (never the one just stored).
  */
-import { sha256Hex } from '../../common/canonical.js';
-import { isArtifactId, snapshotJson, type RunSnapshot } from './snapshot.js';
+import { isArtifactId, type RunSnapshot } from './snapshot.js';
+import { GcTimer, putByWrite } from './gc-timer.js';
 import { DEFAULT_MEMORY_MAX_BYTES, type ArtifactStore, type StoreOptions, type StoreStats } from './store.js';
-
-/** setInterval cannot wait longer than this (larger values fire after 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class MemoryArtifactStore implements ArtifactStore {
   /** Oldest first (insertion order). */
@@ -19,21 +16,18 @@ export class MemoryArtifactStore implements ArtifactStore {
   /** UTF-16 code units of the JSON held: the memory the texts take is about twice this. */
   private held = 0;
   private readonly now: () => number;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly timer: GcTimer;
 
   constructor(opts: StoreOptions) {
     this.retentionMs = opts.retentionSecs * 1000;
     this.maxBytes = opts.memoryMaxBytes ?? DEFAULT_MEMORY_MAX_BYTES;
     this.now = opts.now ?? Date.now;
-    this.timer = setInterval(
-      () => {
-        void this.gc().then((removed) =>
-          opts.logger?.debug('artifact gc pass', { store: 'memory', removed, held: this.items.size, bytes: this.held }),
-        );
-      },
-      Math.min(MAX_TIMER_MS, opts.gcIntervalSecs * 1000),
-    );
-    this.timer.unref();
+    this.timer = new GcTimer(opts.gcIntervalSecs, {
+      store: 'memory',
+      run: async () => ({ removed: await this.gc(), held: this.items.size, bytes: this.held }),
+      describe: String,
+      ...(opts.logger ? { logger: opts.logger } : {}),
+    });
   }
 
   /** Number of snapshots held. */
@@ -41,11 +35,8 @@ export class MemoryArtifactStore implements ArtifactStore {
     return this.items.size;
   }
 
-  async put(s: RunSnapshot): Promise<string> {
-    const json = snapshotJson(s);
-    const id = 'pr' + sha256Hex(json);
-    await this.write(id, json);
-    return id;
+  put(s: RunSnapshot): Promise<string> {
+    return putByWrite(this, s);
   }
 
   async write(id: string, json: string): Promise<void> {
@@ -91,7 +82,6 @@ export class MemoryArtifactStore implements ArtifactStore {
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.timer.stop();
   }
 }

@@ -21,16 +21,14 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { sha256Hex } from '../../common/canonical.js';
 import { SvcFailure } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
 import { isNoSuchBucket, isNoSuchKey, noSuchBucket, s3ErrorName, storeUnavailable } from './s3-errors.js';
 import { DEFAULT_S3_REGION, parseS3Url, type S3Location, type S3Settings } from './s3-settings.js';
-import { isArtifactId, snapshotJson, verifiedSnapshot, type RunSnapshot } from './snapshot.js';
+import { isArtifactId, verifiedSnapshot, type RunSnapshot } from './snapshot.js';
+import { GcTimer, putByWrite } from './gc-timer.js';
 import type { ArtifactStore, StoreOptions, StoreStats } from './store.js';
 
-/** setInterval cannot wait longer than this (larger values fire after 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The most keys one ListObjectsV2 page or one DeleteObjects request takes. */
 const S3_BATCH = 1000;
 const SNAPSHOT_NAME = /^pr[0-9a-f]{64}\.json$/;
@@ -51,8 +49,7 @@ export class S3ArtifactStore implements ArtifactStore {
   private readonly pageSize: number;
   private readonly logger: Logger | undefined;
   private readonly now: () => number;
-  private timer: NodeJS.Timeout | undefined;
-  private collecting = false;
+  private readonly timer: GcTimer;
 
   private constructor(
     private readonly client: S3Client,
@@ -65,8 +62,12 @@ export class S3ArtifactStore implements ArtifactStore {
     this.pageSize = Math.min(S3_BATCH, Math.max(1, opts.listPageSize ?? S3_BATCH));
     this.logger = opts.logger;
     this.now = opts.now ?? Date.now;
-    this.timer = setInterval(() => this.tick(), Math.min(MAX_TIMER_MS, opts.gcIntervalSecs * 1000));
-    this.timer.unref();
+    this.timer = new GcTimer(opts.gcIntervalSecs, {
+      store: 's3',
+      run: async () => ({ removed: await this.gc() }),
+      describe: (e) => (e instanceof SvcFailure ? (e.errors[0]?.cause ?? e.errors[0]?.code) : s3ErrorName(e)),
+      ...(opts.logger ? { logger: opts.logger } : {}),
+    });
   }
 
   /**
@@ -96,11 +97,8 @@ export class S3ArtifactStore implements ArtifactStore {
     return this.prefix ? `${this.prefix}/` : '';
   }
 
-  async put(s: RunSnapshot): Promise<string> {
-    const json = snapshotJson(s);
-    const id = 'pr' + sha256Hex(json);
-    await this.write(id, json);
-    return id;
+  put(s: RunSnapshot): Promise<string> {
+    return putByWrite(this, s);
   }
 
   async write(id: string, json: string): Promise<void> {
@@ -199,31 +197,13 @@ export class S3ArtifactStore implements ArtifactStore {
     }
   }
 
-  private tick(): void {
-    if (this.collecting) return;
-    this.collecting = true;
-    this.gc()
-      .then((removed) => this.logger?.debug('artifact gc pass', { store: 's3', removed }))
-      // The next tick tries again; a GC failure never takes the process down.
-      .catch((e: unknown) =>
-        this.logger?.warn('artifact gc pass failed', {
-          store: 's3',
-          error: e instanceof SvcFailure ? (e.errors[0]?.cause ?? e.errors[0]?.code) : s3ErrorName(e),
-        }),
-      )
-      .finally(() => {
-        this.collecting = false;
-      });
-  }
-
   stats(): StoreStats {
     return { kind: 's3' };
   }
 
   /** Stop the GC timer. The client stays usable: a closed store still reads, as the others do. */
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.timer.stop();
   }
 }
 
