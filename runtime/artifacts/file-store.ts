@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { isArtifactId, verifiedSnapshot, type RunSnapshot } from './snapshot.js';
 import { GcTimer, putByWrite } from './gc-timer.js';
 import type { ArtifactStore, StoreOptions, StoreStats } from './store.js';
-import type { Logger } from '../../common/log.js';
 
 /** Leftover temp files are removed once this old (or older than the retention, if shorter). */
 const STALE_TMP_MS = 60 * 60 * 1000;
