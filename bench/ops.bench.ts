@@ -123,7 +123,8 @@ async function run(): Promise<BenchResult> {
   let svc: Child | undefined;
   let client: Pool | undefined;
   try {
-    svc = await startChild('svc', [vendor.url]);
+    // Every operation of a round runs at once: above the server's default cap of 64 running.
+    svc = await startChild('svc', [vendor.url], undefined, { SVC_MAX_RUNNING_OPS: String(SESSIONS * OPS_PER_SESSION) });
     client = new Pool(svc.url, { connections: CONNECTIONS });
     const idle = await svc.usage();
     await round(client, svc, WARMUP_SESSIONS); // warm-up: not counted (its memory is part of the peak)

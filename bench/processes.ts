@@ -26,6 +26,8 @@ export async function startChild(
   args: string[] = [],
   /** Another build's `dist/bench` (an A/B against it); default: this one's. */
   benchDir = import.meta.dirname,
+  /** Added to this process's environment for the child (e.g. `SVC_MCP_TRANSPORT_KV_URL`). */
+  env: Record<string, string> = {},
 ): Promise<Child> {
   const prof = process.env.SVC_BENCH_CPU_PROF;
   const execArgv = prof
@@ -34,6 +36,7 @@ export async function startChild(
   const child: ChildProcess = fork(join(benchDir, 'serve-child.js'), [kind, ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv,
+    env: { ...process.env, ...env },
   });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {

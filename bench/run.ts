@@ -27,6 +27,7 @@ const BENCHMARKS: Record<string, Loader> = {
   imported: () => import('./imported.bench.js'),
   hotpath: () => import('./hotpath.bench.js'),
   'hotpath-memory': () => import('./hotpath-memory.bench.js'),
+  replicas: () => import('./replicas.bench.js'),
 };
 
 /** Run only when a filter names them exactly (too slow for the default run). */

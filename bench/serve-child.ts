@@ -9,6 +9,10 @@
  *                                                  the same with the artifact store of `svc serve`'s
  *                                                  defaults (7 days, 256 MiB) instead of 1 hour
  *
+ * svc reads its limits from the environment (`SVC_MAX_RUNNING_OPS`, ...; unset: the defaults),
+ * shares its sessions in Redis when `SVC_MCP_TRANSPORT_KV_URL` is set (a replica, `replicas`
+ * benchmark) and opens the artifact store `SVC_RUN_ARTIFACTS_URL` names when it is set.
+ *
  * Its own process so that its CPU time and memory are its own: the load generator, the vendor
  * and svc do not share an event loop, and the peak RSS it reports is the server's.
  * IPC: sends `{type: 'ready', url}` once listening; answers `{type: 'usage'}` with its
@@ -23,9 +27,16 @@ import { lineLogger } from '../common/log.js';
 import { startDemoVendor } from '../cli/demo-vendor.js';
 import { packageRoot } from '../cli/package-root.js';
 import { loadCatalogDir } from '../pack/index.js';
-import { artifactSettingsFromEnv, MemoryArtifactStore } from '../runtime/artifacts/index.js';
+import {
+  artifactSettingsFromEnv,
+  MemoryArtifactStore,
+  storeFromUrl,
+  type ArtifactStore,
+} from '../runtime/artifacts/index.js';
 import { SvcApp } from '../server/app.js';
+import { limitsFromEnv } from '../server/limits.js';
 import { listen } from '../server/serve.js';
+import { sessionStoreFromEnv } from '../server/stores.js';
 import { median } from './harness.js';
 
 /** What a server reports on request (`{type: 'usage'}` over IPC). */
@@ -111,20 +122,33 @@ export async function startServer(
     const { registry } = await loadCatalogDir(join(packageRoot(), 'fixtures', 'packed'), {
       backendOverrides: { brewery: vendorUrl, helpdesk: vendorUrl },
     });
-    const store = new MemoryArtifactStore(
-      storeSettings === 'default-store' ? artifactSettingsFromEnv({}) : { retentionSecs: 3600, gcIntervalSecs: 3600 },
-    );
-    artifacts = store;
+    const logger = lineLogger((l) => process.stderr.write(l + '\n'), 'warn');
+    const store = await artifactStore(storeSettings);
+    if (store instanceof MemoryArtifactStore) artifacts = store;
+    const limits = limitsFromEnv(process.env);
+    // Unset SVC_MCP_TRANSPORT_KV_URL: the sessions of a single process, as before.
+    const sessions = process.env.SVC_MCP_TRANSPORT_KV_URL
+      ? await sessionStoreFromEnv(process.env, limits, logger)
+      : undefined;
     const app = new SvcApp({
       registry,
       artifacts: store,
-      logger: lineLogger((l) => process.stderr.write(l + '\n'), 'warn'),
+      limits,
+      logger,
+      ...(sessions
+        ? {
+            sessions: sessions.sessions,
+            replica: sessions.replica,
+            ...(sessions.shared ? { shared: sessions.shared } : {}),
+          }
+        : {}),
     });
     const l = await listen(app, 0, '127.0.0.1');
     url = l.url;
     close = async () => {
       await l.close(500);
       await store.close();
+      await sessions?.close();
     };
   } else {
     throw new Error('usage: serve-child.js vendor | svc <vendorUrl>');
@@ -158,6 +182,20 @@ export async function startServer(
       return u;
     },
   };
+}
+
+/**
+ * The run artifact store of svc: the one `SVC_RUN_ARTIFACTS_URL` names when set (a `file:///dir`
+ * shared by replicas on one machine), else a memory store (1 hour, or `svc serve`'s defaults).
+ */
+async function artifactStore(settings: 'bench' | 'default-store'): Promise<ArtifactStore> {
+  if (process.env.SVC_RUN_ARTIFACTS_URL) {
+    const fromEnv = artifactSettingsFromEnv(process.env);
+    return storeFromUrl(fromEnv.url, fromEnv);
+  }
+  return new MemoryArtifactStore(
+    settings === 'default-store' ? artifactSettingsFromEnv({}) : { retentionSecs: 3600, gcIntervalSecs: 3600 },
+  );
 }
 
 async function main(): Promise<void> {

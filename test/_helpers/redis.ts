@@ -9,7 +9,7 @@
  * const repo = await RedisSessionRepository.connect(redis.url, {});
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { freePort, pings } from '../../bench/redis-server.js';
 
 export interface TestRedis {
   /** `redis://127.0.0.1:<port>/0` */
@@ -28,33 +28,8 @@ interface Teardown {
 
 const NOT_FOUND = 'redis-server not found: run apt-get install -y redis-server';
 
-/** A TCP port free on 127.0.0.1 right now (listen on port 0, read it, close). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', ok);
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((ok) => server.close(() => ok()));
-  return port;
-}
-
-/** True when one PING on a raw socket answers `+PONG` within `ms`. */
-function pings(port: number, ms = 200): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), ms);
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (d) => done(d.toString().startsWith('+PONG')));
-  });
-}
+// The free port and the PING probe are the benchmark's (bench/redis-server.ts): one copy.
+export { freePort };
 
 function assertInstalled(): void {
   const probe = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
