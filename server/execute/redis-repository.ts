@@ -7,10 +7,12 @@
  * - `get` is one round trip: a script reads the state and its version and touches the session
  *   (last used, both LRU scores, TTLs). Last used is a hash field, so a touch never rewrites the
  *   state JSON (which holds 0 there).
- * - `update` is optimistic: read and touch, run the change on a freshly decoded state, then a
- *   compare-and-set on the version (two round trips; one when the change changed nothing). When
- *   another process wrote first, it reads again and runs the change again on the fresh state (at
- *   most 50 attempts with a small jittered backoff). Updates of one session from this process are
+ * - `update` is optimistic: read and touch, run the change on the state, then a compare-and-set
+ *   on the version (two round trips; one when this process read the session within a second, or
+ *   when the change changed nothing). When another process wrote first, it reads again and runs the
+ *   change again on the fresh state (at most 50 attempts with a small jittered backoff). Versions
+ *   this process read are kept decoded (redis-cache.ts): Redis does not send a version the process
+ *   holds, and it is not decoded again. Updates of one session from this process are
  *   queued, so they never conflict with each other. Counters and token spends go through it,
  *   which makes them atomic across processes.
  * - Idle expiry follows the injected clock, as in memory. Redis's own expiry (idleMs + 5 minutes,
@@ -36,6 +38,7 @@ import { SvcFailure } from '../../common/errors.js';
 import { SILENT, type Logger } from '../../common/log.js';
 import type { SharedKv } from '../kv.js';
 import { KeyQueue } from './key-queue.js';
+import { SessionCache, type Held } from './redis-cache.js';
 import { connectRedis, storeFailure } from './redis-client.js';
 import { SCRIPTS, type ScriptCommands } from './redis-scripts.js';
 import {
@@ -75,26 +78,13 @@ export const MAX_ATTEMPTS = 50;
 
 type Client = Redis & ScriptCommands;
 
-/** A session as read: its version and stored text (to compare-and-set against) and a fresh state. */
-interface Read {
-  version: string;
-  text: string;
-  state: SessionState;
-}
-
 /** Wait a little before attempt `n` (1, 2, ...): up to 0.5, 1, 2, ... 10 ms, at random. */
 const backoff = (n: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** (n - 2), 10)));
 
-/** A version read or written this long ago may be the base of the next compare-and-set (ms). */
-const RECENT_MS = 1_000;
-/** Sessions whose last version is kept for that. */
-const RECENT_MAX = 1_024;
-
 export class RedisSessionRepository implements SessionRepository {
   private readonly queue = new KeyQueue();
-  /** The last version of a session this process read or wrote, and when it last read it (real time, clock). */
-  private readonly recent = new Map<string, { version: string; text: string; at: number; touched: number }>();
-  private readonly clock = performance.now.bind(performance);
+  /** The last version of each session this process read or wrote, decoded. */
+  private readonly recent = new SessionCache();
   private readonly limits: RepositoryLimits;
   private readonly ttlMs: number;
 
@@ -210,55 +200,61 @@ export class RedisSessionRepository implements SessionRepository {
     const k = keyText(key);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       if (attempt > 1) await backoff(attempt);
-      // First from what this process read a moment ago (it touched the session then): a
+      // First the version this process read a moment ago (it touched the session then): a
       // compare-and-set against it saves the read, and a stale one only fails the set.
-      const got = (attempt === 1 && this.recentRead(k)) || (await this.read(key));
+      const got = (attempt === 1 && this.recent.fresh(k, this.now(), this.limits.idleMs)) || (await this.read(key));
       if (!got) throw unknownSession(key);
-      const out = change(got.state);
-      const text = this.stored(got.state);
-      if (text === got.text) return out;
-      const flag = runsOperations(got.state) ? '1' : '0';
-      const refs = JSON.stringify(got.state.logical);
-      const written = await this.call(() => this.redis.svcWrite(this.sessionKey(key), got.version, text, flag, refs));
-      if (written === 1) {
-        // The new version, as of the last read (which touched the session; a write does not).
-        const r = this.recent.get(k);
-        if (r) this.recent.set(k, { ...r, version: String(Number(got.version) + 1), text });
-        return out;
+      got.dirty = true; // changed in place: not a committed version until the set succeeds
+      let out: T;
+      try {
+        out = change(got.state);
+      } catch (e) {
+        this.recent.drop(k);
+        throw e;
       }
-      this.recent.delete(k);
-      // 0: another process wrote first; -1: the session went (the next read says so).
+      const text = this.stored(got.state);
+      if (text !== got.text) {
+        const flag = runsOperations(got.state) ? '1' : '0';
+        const refs = JSON.stringify(got.state.logical);
+        const written = await this.call(() =>
+          this.redis.svcWrite(this.sessionKey(key), got.version, text, flag, refs),
+        ).catch((e: unknown) => {
+          this.recent.drop(k);
+          throw e;
+        });
+        if (written !== 1) {
+          // 0: another process wrote first; -1: the session went (the next read says so).
+          this.recent.drop(k);
+          continue;
+        }
+        got.version = String(Number(got.version) + 1);
+        got.text = text;
+      }
+      got.dirty = false;
+      return out;
     }
     throw new Error(`session ${keyText(key)}: ${MAX_ATTEMPTS} writes in a row lost to concurrent writers`);
   }
 
-  /** Read and touch the session (one round trip); undefined when it is gone or idled out (dropped then). */
-  private async read(key: SessionKey): Promise<Read | undefined> {
+  /**
+   * Read and touch the session (one round trip); undefined when it is gone or idled out (dropped
+   * then). When this process holds the current version decoded, Redis does not send the state
+   * again and it is not decoded again (redis-cache.ts).
+   */
+  private async read(key: SessionKey, known = true): Promise<Held | undefined> {
+    const k = keyText(key);
     const now = this.now();
-    const got = await this.call(() => this.redis.svcTouch(...this.base(now), keyText(key)));
-    if (!got) return undefined;
-    const [version, text] = got;
-    this.remember(keyText(key), version, text);
+    const version = known ? this.recent.version(k) : '';
+    const got = await this.call(() => this.redis.svcTouch(...this.base(now), k, version));
+    if (!got) {
+      this.recent.drop(k);
+      return undefined;
+    }
+    const [v, text] = got;
+    if (text === undefined) return this.recent.confirm(k, v, now) ?? this.read(key, false);
     const state = decodeSession(text);
     state.last_used = now;
-    return { version, text, state };
-  }
-
-  /** Keep the text of a version just read (`RECENT_MS`, at most `RECENT_MAX` sessions). */
-  private remember(k: string, version: string, text: string): void {
-    this.recent.delete(k);
-    this.recent.set(k, { version, text, at: this.clock(), touched: this.now() });
-    if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
-  }
-
-  /** What `read` would give from the version kept for `k`, when it is recent enough; a fresh state. */
-  private recentRead(k: string): Read | undefined {
-    const r = this.recent.get(k);
-    // Idle time follows the injected clock: a session idle by it is read (and dropped) for real.
-    if (!r || this.clock() - r.at > RECENT_MS || this.now() - r.touched > this.limits.idleMs) return undefined;
-    const state = decodeSession(r.text);
-    state.last_used = this.now();
-    return { version: r.version, text: r.text, state };
+    return this.recent.keep(k, v, text, state, now);
   }
 
   /** The state's stored text: last used lives in its own hash field, so the JSON holds 0. */

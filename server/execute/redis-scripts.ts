@@ -58,13 +58,14 @@ end
 `;
 
 /**
- * Read and touch a session at once. KEYS: none. ARGV 5: m. Returns nil (none, or idle by the clock
- * and running nothing: then it is dropped) or {version, state JSON}.
+ * Read and touch a session at once. KEYS: none. ARGV 5: m, 6: the version the caller holds ('' for
+ * none). Returns nil (none, or idle by the clock and running nothing: then it is dropped), {version}
+ * when the caller holds that version already (the state is not sent again), or {version, state JSON}.
  */
 const TOUCH = `${LIB}
 local m = ARGV[5]
 local k = skey(m)
-local h = redis.call('HMGET', k, 'v', 'st', 'lu', 'run', 't', 'lg')
+local h = redis.call('HMGET', k, 'v', 'v', 'lu', 'run', 't', 'lg')
 if not h[1] then return false end
 if idle(h[3], h[4]) then
   drop(m)
@@ -78,7 +79,8 @@ for _, z in ipairs({LRU, tk}) do
   redis.call('PEXPIRE', z, TTL)
 end
 for _, r in ipairs(refs(h[6])) do redis.call('PEXPIRE', lkey(r), TTL) end
-return {h[1], h[2]}
+if h[1] == ARGV[6] then return {h[1]} end
+return {h[1], redis.call('HGET', k, 'st')}
 `;
 
 /**
@@ -159,7 +161,7 @@ type Arg = string | number;
 
 /** The scripts as commands of a client (after `defineCommand` of each of `SCRIPTS`). */
 export interface ScriptCommands {
-  svcTouch(...args: Arg[]): Promise<[string, string] | null>;
+  svcTouch(...args: Arg[]): Promise<[string, string?] | null>;
   svcWrite(key: string, ...args: Arg[]): Promise<number>;
   svcCreate(...args: Arg[]): Promise<[string, number?]>;
   svcSweep(...args: Arg[]): Promise<number>;

@@ -253,3 +253,24 @@ t.test('an update right after a get is one round trip: a compare-and-set on the 
   t.same(seen, ['A', 'B'], 'a stale version only fails the set: the change runs again on the fresh state');
   t.equal((await other.get(s))?.teaching, 'B+C');
 });
+
+t.test('a version this process holds is not sent again: a repeated get moves a few bytes, not the state', async (t) => {
+  const r = await startRedis(t);
+  const repo = await replica(t, r);
+  const other = await replica(t, r, { keyPrefix: `t${prefixes}:` });
+  const admin = new Redis(r.url);
+  t.teardown(() => admin.quit());
+  /** Bytes Redis has sent to its clients so far. */
+  const sent = async () => Number(/total_net_output_bytes:(\d+)/.exec(await admin.info('stats'))![1]);
+  const s = await repo.create(init());
+  await repo.update(s, (st) => void (st.teaching = 'x'.repeat(50_000)));
+  await repo.get(s);
+  const before = await sent();
+  const again = await repo.get(s);
+  const moved = (await sent()) - before;
+  t.equal(again?.teaching.length, 50_000);
+  t.ok(moved < 2_000, `the second get moved ${moved} bytes (the INFO reply included), not the 50 kB state`);
+
+  await other.update(s, (st) => void (st.teaching = 'changed elsewhere'));
+  t.equal((await repo.get(s))?.teaching, 'changed elsewhere', 'a version moved by another replica is read in full');
+});
