@@ -27,7 +27,7 @@ export interface SessionStore {
 /** The session store an environment names (`SVC_MCP_TRANSPORT_KV_URL`; unset: this process's memory). */
 export async function sessionStoreFromEnv(
   env: Record<string, string | undefined>,
-  limits: Pick<Limits, 'maxSessions' | 'maxSessionsPerTenant'>,
+  limits: Pick<Limits, 'maxSessions' | 'maxSessionsPerTenant' | 'maxRunningOpsPerSession'>,
   logger: Logger,
 ): Promise<SessionStore> {
   const graph = ['SVC_GRAPH_CACHE_URL', 'SVC_GRAPH_HOT_MAX_ENTITIES'].filter((k) => env[k]?.trim());
@@ -56,11 +56,22 @@ export async function sessionStoreFromEnv(
         hint: 'write redis://host:6379/0 (rediss:// for TLS; a password as redis://:password@host:6379/0)',
       }),
     ]);
+  if (limits.maxRunningOpsPerSession > SHARED_MAX_RUNNING_PER_SESSION)
+    throw new SvcFailure([
+      svcError(
+        'bad_arguments',
+        `SVC_MAX_RUNNING_OPS_PER_SESSION=${limits.maxRunningOpsPerSession}: with SVC_MCP_TRANSPORT_KV_URL a session's descriptor holds at most ${SHARED_MAX_RUNNING_PER_SESSION} running operations`,
+        { hint: `set it to ${SHARED_MAX_RUNNING_PER_SESSION} or less (or unset it)` },
+      ),
+    ]);
   const replica = { ...sharedReplica(), leaseMs: leaseFromEnv(env) };
   const { RedisSessionRepository } = await import('./execute/redis-repository.js');
   const repo = await RedisSessionRepository.connect(url, { limits: repoLimits, logger });
   return { sessions: repo, replica, kind: 'redis', shared: repo.kv(), close: () => repo.close() };
 }
+
+/** SPEC "Limits": running operations per session in a shared store's descriptor. */
+const SHARED_MAX_RUNNING_PER_SESSION = 16;
 
 /** `SVC_OPERATION_LEASE_SECS`: the lease of a running operation on a shared store (default 15 s). */
 function leaseFromEnv(env: Record<string, string | undefined>): number {

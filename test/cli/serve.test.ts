@@ -240,6 +240,10 @@ t.test(
         { SVC_MCP_TRANSPORT_KV_URL: 'redis://127.0.0.1:1/0', SVC_OPERATION_LEASE_SECS: 'soon' },
         /SVC_OPERATION_LEASE_SECS/,
       ],
+      [
+        { SVC_MCP_TRANSPORT_KV_URL: 'redis://127.0.0.1:1/0', SVC_MAX_RUNNING_OPS_PER_SESSION: '17' },
+        /^bad_arguments: SVC_MAX_RUNNING_OPS_PER_SESSION=17: .*at most 16/m,
+      ],
     ];
     for (const [env, re] of cases) {
       const r = await svcOnce(t, ['serve', '--catalog-dir', PACKED, '--port', '0'], env);
