@@ -9,7 +9,8 @@
  * capabilities, the whole table (every entity in one wave) and the whole first answer (rules +
  * table), all from the loaded registry; then the proxy's tools/list as sent (default mode) and
  * its dynamic mode's list-api-endpoints answer (imported-proxy.ts). Targets: whole table ≤ 20 %
- * and first answer ≤ 30 % of the proxy's tools/list; for GitHub the issue's absolute targets.
+ * and first answer ≤ 30 % of the proxy's tools/list; for GitHub the issue's absolute targets and
+ * `discover` over ten plain-English intents (imported-discover.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { promisify } from 'node:util';
 import { packageRoot } from '../cli/package-root.js';
 import { fmtMs, type Benchmark, type BenchResult } from './harness.js';
 import { sourcePath, teaching, timeImport, type Counted, type Teaching, type Timed } from './imported-catalog.js';
+import { discoverFigures, intentLine } from './imported-discover.js';
 import { proxyFigures, type ProxyFigures } from './imported-proxy.js';
 
 export const benchmark: Benchmark = {
@@ -36,7 +38,15 @@ const RUNS = 5;
 /** The GitHub REST description: a pinned release, so the counts stay comparable between runs. */
 const OCTOKIT = '@octokit/openapi@23.0.2';
 const GITHUB_FILE = 'package/generated/api.github.com.json';
-const GITHUB = { runs: 3, entity: 'Issue', tableMax: 77_000, waveMax: 1_000, totalMs: 5_000, loadMs: 1_000 };
+const GITHUB = {
+  runs: 3,
+  entity: 'Issue',
+  tableMax: 77_000,
+  waveMax: 1_000,
+  totalMs: 5_000,
+  loadMs: 1_000,
+  discoverMin: 8,
+};
 
 interface Spec {
   name: string;
@@ -196,6 +206,16 @@ async function github(out: BenchResult): Promise<void> {
   const spec = { name: 'github', file, entryId: 'github', runs: GITHUB.runs, named: GITHUB.entity };
   const { t, timed } = await measureSpec(spec, out);
   const wave = t.named?.wave.tokens ?? NaN;
+  const found = discoverFigures(timed.last.registry, timed.last.api);
+  found.results.forEach((r, i) =>
+    out.metrics.push({ label: `github: intent ${i + 1}`, value: r.rank, unit: 'count', note: intentLine(r) }),
+  );
+  out.metrics.push({
+    label: 'github: discover hits',
+    value: found.at3,
+    unit: 'count',
+    note: `of ${found.results.length} intents, an answering entity within discover's first 3 rows; first row: ${found.at1}`,
+  });
   out.checks.push(
     {
       target: `github: whole table ≤ ${n(GITHUB.tableMax)} tokens`,
@@ -206,6 +226,11 @@ async function github(out: BenchResult): Promise<void> {
       target: `github: first wave of github:${GITHUB.entity} < ${n(GITHUB.waveMax)} tokens`,
       pass: wave < GITHUB.waveMax,
       actual: t.named ? n(wave) : `no entity ${GITHUB.entity}`,
+    },
+    {
+      target: `github: discover finds the entity of ≥ ${GITHUB.discoverMin} of ${found.results.length} intents within its first 3 rows`,
+      pass: found.at3 >= GITHUB.discoverMin,
+      actual: `${found.at3}/${found.results.length} (first row: ${found.at1}/${found.results.length})`,
     },
     {
       target: `github: import + pack + load < ${GITHUB.totalMs / 1000} s`,

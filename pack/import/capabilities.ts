@@ -5,11 +5,12 @@
  * of the nearest enclosing resource path.
  */
 import { type EntityTable, lastLiteral, rowResult, type RowResult } from './entities.js';
-import type { CapabilityKind, ImportCapability, ImportEntity, ImportLog } from './model.js';
+import type { CapabilityKind, ImportCapability, ImportEntity, ImportLog, ImportParam } from './model.js';
+import { fieldNamedBy, idParamName } from './ids.js';
 import { NameSet, camelName, oneLine, pascalName } from './names.js';
 import type { Operation } from './operations.js';
 import { detectPaging } from './pagination.js';
-import { buildParams, paramName } from './params.js';
+import { buildParams } from './params.js';
 
 /** `/breweries/{id}/beers` -> `/breweries/{}/beers`: the shape of a path. */
 export const shapeOf = (path: string) => path.replace(/\{[^}]*\}/g, '{}').replace(/\/+$/, '');
@@ -61,6 +62,27 @@ function enclosing(
   return undefined;
 }
 
+/**
+ * The path parameter of a row of `entity` that `path` lies below (`/repos/{o}/{r}/issues/{n}/sub_issues`
+ * lists issues below issue `n`): the operation then acts on that row. Longest prefix first.
+ */
+function rowOf(path: string, entity: ImportEntity, shapes: Map<string, ImportEntity>): string | undefined {
+  const segs = path.replace(/\/+$/, '').split('/');
+  for (let n = segs.length - 1; n > 1; n--) {
+    const prefix = segs.slice(0, n).join('/');
+    if (endsWithParam(prefix) && shapes.get(shapeOf(prefix)) === entity) return lastParam(prefix);
+  }
+  return undefined;
+}
+
+/**
+ * Why a singleton read is skipped: the catalog format has no read kind returning one row without
+ * an id parameter (pack/check-capability.ts: a get needs one, a query or search returns a list;
+ * runtime/decode.ts reads a list from a query), and an action would turn a read into a write.
+ */
+const SINGLETON =
+  'a singleton GET (one object, no id at the end of its path): the catalog has no read for it (a `get` needs an id parameter, a `query` returns a list, an `action` is a write)';
+
 interface Shape {
   kind: CapabilityKind;
   entity: ImportEntity;
@@ -78,8 +100,11 @@ function classify(
 ): Shape | string {
   if (op.method === 'get') {
     if (!read) return 'the response is not a JSON object or a list of objects with named properties';
-    if (read.rr.returns === 'rows') return { kind: 'query', entity: read.entity, returns: 'rows', rr: read.rr };
-    if (!endsWithParam(op.path)) return 'a GET of one object without an id in the path (a singleton) has no get form';
+    if (read.rr.returns === 'rows') {
+      const own = rowOf(op.path, read.entity, shapes);
+      return { kind: 'query', entity: read.entity, returns: 'rows', rr: read.rr, ...(own ? { own } : {}) };
+    }
+    if (!endsWithParam(op.path)) return SINGLETON;
     return { kind: 'get', entity: read.entity, returns: 'row', rr: read.rr, own: lastParam(op.path) };
   }
   const rr = rowResult(op.response.schema);
@@ -100,14 +125,16 @@ function classify(
     /search|query|find|list/i.test(lastLiteral(op.path) ?? '')
   )
     return { kind: 'query', entity: responseEntity, returns: 'rows', rr };
-  if (op.method === 'post' && exact && !endsWithParam(op.path)) return { kind: 'create', entity, returns };
+  const own = itemOwn ?? rowOf(op.path, entity, shapes);
+  if (op.method === 'post' && exact && !endsWithParam(op.path))
+    return { kind: 'create', entity, returns, ...(own ? { own } : {}) };
   if ((op.method === 'put' || op.method === 'patch') && exact && endsWithParam(op.path))
     return { kind: 'update', entity, returns, own: lastParam(op.path) };
   if (op.method === 'put' && exact && op.body && entity.id && bodyHas(op, entity.id))
     return { kind: 'update', entity, returns };
   if (op.method === 'delete' && exact && endsWithParam(op.path))
     return { kind: 'delete', entity, returns: 'none', own: lastParam(op.path) };
-  return { kind: 'action', entity, returns, ...(itemOwn ? { own: itemOwn } : {}) };
+  return { kind: 'action', entity, returns, ...(own ? { own } : {}) };
 }
 
 const bodyHas = (op: Operation, field: string) =>
@@ -140,26 +167,38 @@ export function buildCapabilities(ops: Operation[], table: EntityTable, log: Imp
   return out;
 }
 
-/** The id field of each entity: the field named by its first get's path parameter, else `id`, else the first field. */
+/**
+ * The id field of each entity: the field the path parameter of its first get that names one
+ * names (the parameter itself, or what is left of it after words of the entity's name:
+ * `issue_number` -> Issue.number), else `id`, else the first field.
+ */
 function settleIds(ops: Operation[], reads: Map<Operation, Read>): void {
-  for (const op of ops) {
+  const gets = ops.flatMap((op) => {
     const r = reads.get(op);
     const p = r && r.rr.returns === 'row' ? lastParam(op.path) : undefined;
-    if (!r || !p || r.entity.id) continue;
-    r.entity.id = r.entity.fields.has(p) ? p : r.entity.fields.has('id') ? 'id' : '';
-  }
+    return r && p ? [{ e: r.entity, p }] : [];
+  });
+  // A get whose parameter names a field wins over an earlier one that names none (by tag, then by id).
+  for (const { e, p } of gets) if (!e.id) e.id = fieldNamedBy(p, e) ?? '';
+  for (const { e } of gets) if (!e.id) e.id = e.fields.has('id') ? 'id' : '';
   for (const r of reads.values())
     if (!r.entity.id) r.entity.id = r.entity.fields.has('id') ? 'id' : [...r.entity.fields.keys()][0]!;
 }
 
 /**
- * The parameter name of the path parameter holding a row's id: the entity's id field when the
- * wire name says so (`id`, `petId` for Pet, the field itself), else the wire name (`username`).
+ * Whether the mapping sends query lists comma-joined: when every `many` parameter is one the
+ * document sends so (`explode: false`). A mapping has one `array_style`, so when both kinds are
+ * present the lists repeat and each comma-joined one says so for the report.
  */
-function idParamName(wire: string, e: ImportEntity): string {
-  const w = wire.toLowerCase();
-  const n = e.name.toLowerCase();
-  return wire === e.id || w === 'id' || w === `${n}id` || w === `${n}_id` ? e.id : paramName(wire);
+function commaLists(params: ImportParam[]): boolean {
+  const lists = params.filter((p) => p.many);
+  const comma = lists.filter((p) => p.list === 'comma');
+  if (comma.length > 0 && comma.length === lists.length) return true;
+  for (const p of comma)
+    (p.left ??= []).push(
+      'explode: false (comma-joined), but sent as repeated keys: the mapping has one array_style and its other lists repeat',
+    );
+  return false;
 }
 
 function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability | undefined {
@@ -177,6 +216,11 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     log.skipped.push({ what: op.label, why: built.problem });
     return undefined;
   }
+  if (s.rr?.oneOfLists)
+    log.review.push({
+      what: op.label,
+      note: `the response is one of several lists; rows are read as the richest (${s.entity.name}): check which one the vendor sends by default`,
+    });
   if (built.dropped.length)
     log.review.push({ what: op.label, note: `parameters left out: ${built.dropped.join(', ')}` });
   const params = built.params;
@@ -193,8 +237,10 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     (_m, wire: string) => `{${params.find((p) => p.in === 'path' && p.wire === wire)?.name ?? wire}}`,
   );
   const description = oneLine(op.summary) || oneLine(op.description);
+  const comma = commaLists(params);
   return {
     name: '',
+    ...(comma ? { array_style: 'comma' as const } : {}),
     kind: s.kind,
     entity: s.entity.name,
     description,

@@ -6,6 +6,7 @@
  * maps are written only when a wire name differs or the method would place them elsewhere.
  */
 import { Document, isScalar, visit } from 'yaml';
+import { CONSTRAINT_KEYS } from '../cgs.js';
 import type { ImportCapability, ImportCatalog, ImportEntity, ImportParam, ImportType } from './model.js';
 
 const HEADER = '# Imported from an OpenAPI document by `svc import openapi`: see import-report.md.\n';
@@ -32,6 +33,8 @@ function paramValue(p: ImportParam, entity: ImportEntity): unknown {
   const extra: Record<string, unknown> = {};
   if (p.required) extra.required = true;
   if (p.default !== undefined) extra.default = p.default;
+  if (p.many) extra.many = true;
+  for (const k of CONSTRAINT_KEYS) if (p.constraints?.[k] !== undefined) extra[k] = p.constraints[k];
   if (field && sameType(field, p.type) && (!p.type.description || p.type.description === field.description))
     return Object.keys(extra).length ? extra : null;
   const t = typeValue(p.type);
@@ -65,7 +68,9 @@ function capabilityValue(c: ImportCapability, entity: ImportEntity): Record<stri
   if (c.description) out.description = c.description;
   const byKind = { query: 'rows', get: 'row', create: 'row', update: 'row', action: 'row', delete: 'none' }[c.kind];
   if (c.returns !== byKind) out.returns = c.returns;
-  if (c.id_param !== undefined && c.id_param !== entity.id) out.id_param = c.id_param;
+  // get, update, delete and action default to the parameter named like the id field; the others to none.
+  const implied = c.kind !== 'query' && c.kind !== 'create' && c.id_param === entity.id;
+  if (c.id_param !== undefined && !implied) out.id_param = c.id_param;
   if (c.params.length) out.params = Object.fromEntries(c.params.map((p) => [p.name, paramValue(p, entity)]));
   return out;
 }
@@ -82,6 +87,7 @@ function mappingValue(c: ImportCapability): unknown {
   if (inQuery.length && (!readish || renamed(inQuery) || inBody.length)) out.query = templates(inQuery);
   if (inHeader.length) out.headers = templates(inHeader);
   if (inBody.length && (readish || renamed(inBody))) out.body = templates(inBody);
+  if (c.array_style) out.array_style = c.array_style;
   if (c.pagination) out.pagination = { ...c.pagination };
   if (c.sort) out.sort = { ...c.sort };
   if (c.response.path || c.response.total)

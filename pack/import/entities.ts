@@ -1,8 +1,9 @@
 /**
  * Entities from the schemas that list and get operations return: named components first (by
- * their component name), inline schemas named from the path (`/breweries` -> Brewery). Fields keep
- * their wire names; names that are not valid catalog names, write-only properties and schemas
- * without a safe type are left out (and reported).
+ * their component name), inline schemas named from the path (`/breweries` -> Brewery); of a
+ * response that is one of several lists, the richest. Fields keep
+ * their wire names; names that are not valid catalog names, write-only and deprecated properties
+ * and schemas without a safe type are left out (and reported).
  */
 import type { ImportEntity, ImportLog, ImportType } from './model.js';
 import { NameSet, isName, oneLine, pascalName, singular } from './names.js';
@@ -14,6 +15,8 @@ export interface RowResult {
   schema: Schema;
   path: string;
   totalPath?: string;
+  /** The response is one of several lists; `schema` is the richest (see listAlternatives). */
+  oneOfLists?: true;
 }
 
 const WRAPPERS = ['data', 'items', 'results', 'records', 'entries', 'values', 'content', 'list', 'rows'];
@@ -22,6 +25,8 @@ const TOTALS = ['total', 'total_count', 'totalCount', 'total_results', 'totalRes
 /** The rows or row a response schema holds: an array, an object wrapping one array, or an object. */
 export function rowResult(schema: Schema | undefined): RowResult | undefined {
   if (!isObj(schema)) return undefined;
+  const lists = listAlternatives(schema);
+  if (lists) return { returns: 'rows', schema: lists, path: '', oneOfLists: true };
   if (isObj(schema.items) && (schema.type === 'array' || !schema.properties))
     return isRowSchema(schema.items) ? { returns: 'rows', schema: schema.items, path: '' } : undefined;
   if (!isRowSchema(schema)) return undefined;
@@ -41,6 +46,21 @@ export function rowResult(schema: Schema | undefined): RowResult | undefined {
     };
   }
   return { returns: 'row', schema, path: '' };
+}
+
+/**
+ * The item schema of a response that is one of several lists of rows (`anyOf: [array of
+ * simple-user, array of stargazer]`): the richest one, by property count (first on a tie). The
+ * others are usually the same rows wrapped for another media type (`{starred_at, user}`).
+ */
+function listAlternatives(s: Schema): Schema | undefined {
+  if (s.properties || s.items) return undefined;
+  const parts = [s.oneOf, s.anyOf].find((x) => Array.isArray(x)) as unknown[] | undefined;
+  if (!parts || parts.length < 2) return undefined;
+  const rows = parts.map((p) => (isObj(p) && p.type === 'array' && isRowSchema(p.items) ? p.items : undefined));
+  if (!rows.every((r) => r !== undefined)) return undefined;
+  const size = (r: Schema) => objectShape(r).props.size;
+  return rows.reduce((best, r) => (size(r) > size(best) ? r : best));
 }
 
 /** Component schema object -> its name (dereferencing keeps one object per component). */
@@ -91,9 +111,11 @@ export class EntityTable {
   private build(schema: Schema, base: string, component: string | undefined, path: string) {
     const fields = new Map<string, ImportType>();
     const left: string[] = [];
+    const old: string[] = [];
     for (const [wire, s] of objectShape(schema).props) {
       const t = s.writeOnly === true ? undefined : toType(s);
-      if (!isName(wire) || !t) left.push(wire);
+      if (s.deprecated === true) old.push(wire);
+      else if (!isName(wire) || !t) left.push(wire);
       else fields.set(wire, t);
     }
     const name = this.names.take(base);
@@ -107,6 +129,7 @@ export class EntityTable {
     }
     if (left.length)
       this.log.review.push({ what, note: `fields left out (name or type not mappable): ${left.join(', ')}` });
+    if (old.length) this.log.review.push({ what, note: `deprecated fields left out: ${old.join(', ')}` });
     const entity: ImportEntity = {
       name,
       description: oneLine(schema.description) || oneLine(schema.title),

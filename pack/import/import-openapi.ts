@@ -10,6 +10,7 @@ import { EntityTable, componentNames } from './entities.js';
 import type { ImportCapability, ImportCatalog, ImportEntity, ImportLog } from './model.js';
 import { oneLine } from './names.js';
 import { collectOperations, filterOperations } from './operations.js';
+import { dropLinkFields } from './links.js';
 import { buildRelations } from './relations.js';
 import { renderReport } from './report.js';
 import { isObj, type Schema } from './schema.js';
@@ -57,13 +58,24 @@ function baseUrlOf(doc: Schema, given: string | undefined, log: ImportLog): stri
 
 /**
  * Capabilities grouped by entity (in entity order), each group led by its plain list (a query
- * without required parameters) and its get: an entity symbol (`e1(...)`, `e1("id")`) uses the
- * first query and get of its entity, so the plain ones must come first. Otherwise document order.
+ * without required parameters) and its get by the id field: an entity symbol (`e1(...)`,
+ * `e1("id")`) uses the first query and get of its entity, so the plain ones must come first.
+ * Otherwise document order.
  */
 function sortCapabilities(caps: ImportCapability[], entities: ImportEntity[]): void {
   const order = new Map(entities.map((e, i) => [e.name, i]));
+  const ids = new Map(entities.map((e) => [e.name, e.id]));
+  // A get by the id field leads (its row's id is what row capabilities pass); then other gets.
   const rank = (c: ImportCapability) =>
-    c.kind === 'query' && c.params.every((p) => !p.required) ? 0 : c.kind === 'get' ? 1 : c.kind === 'query' ? 2 : 3;
+    c.kind === 'query' && c.params.every((p) => !p.required)
+      ? 0
+      : c.kind === 'get'
+        ? c.id_param === ids.get(c.entity)
+          ? 1
+          : 2
+        : c.kind === 'query'
+          ? 3
+          : 4;
   const index = new Map(caps.map((c, i) => [c, i]));
   caps.sort(
     (a, b) => order.get(a.entity)! - order.get(b.entity)! || rank(a) - rank(b) || index.get(a)! - index.get(b)!,
@@ -78,12 +90,17 @@ export function importOpenApi(doc: Schema, pack: PackFiles, opts: ImportOptions 
   const entry_id = opts.entryId ?? entryIdOf(title);
   const { ops: all, other } = collectOperations(doc);
   for (const o of other) log.skipped.push({ what: o, why: 'HEAD, OPTIONS and TRACE operations are not imported' });
-  const ops = filterOperations(all, opts.include ?? [], opts.exclude ?? []);
+  const selected = filterOperations(all, opts.include ?? [], opts.exclude ?? []);
+  const ops = selected.filter((op) => {
+    if (op.deprecated) log.skipped.push({ what: op.label, why: 'deprecated in the document' });
+    return !op.deprecated;
+  });
   const table = new EntityTable(componentNames(doc), log);
   const capabilities = buildCapabilities(ops, table, log);
   const used = new Set(capabilities.map((c) => c.entity));
   const entities = table.list.filter((e) => used.has(e.name));
   sortCapabilities(capabilities, entities);
+  dropLinkFields(entities, capabilities, log);
   buildRelations(entities, capabilities, log);
   const catalog: ImportCatalog = {
     entry_id,
@@ -105,6 +122,6 @@ export function importOpenApi(doc: Schema, pack: PackFiles, opts: ImportOptions 
     ]);
   const { files, diagnostics } = settle(catalog, pack, log);
   if (diagnostics.length) throw new SvcFailure(diagnostics);
-  const report = renderReport({ catalog, log, title, openapi: String(doc.openapi ?? ''), operations: ops.length });
+  const report = renderReport({ catalog, log, title, openapi: String(doc.openapi ?? ''), operations: selected.length });
   return { files: { ...files, 'import-report.md': report }, catalog, log };
 }

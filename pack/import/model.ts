@@ -2,6 +2,7 @@
  * The importer's model of a catalog: what `importOpenApi` derives from an OpenAPI document before
  * it is written as YAML. Plain data; the order of every list is the order of the YAML files.
  */
+import type { ParamConstraints } from '../cgs.js';
 
 /** A type as the authoring format writes it (see docs/authoring.md, Types). */
 export type ImportType =
@@ -37,9 +38,17 @@ export interface ImportParam {
   name: string;
   wire: string;
   in: ParamIn;
+  /** For a `many` parameter, the type of one item. */
   type: ImportType;
   required: boolean;
   default?: unknown;
+  /** One value or a list: a query array of scalars. */
+  many?: true;
+  /** How the document sends a `many` list: repeated keys (`explode: true`) or one comma-joined key. */
+  list?: 'repeat' | 'comma';
+  constraints?: ParamConstraints;
+  /** Keywords of the document that the catalog cannot say, each with why (for the report). */
+  left?: string[];
 }
 
 export interface ImportPagination {
@@ -66,6 +75,8 @@ export type CapabilityKind = 'query' | 'get' | 'create' | 'update' | 'delete' | 
 
 export interface ImportCapability {
   name: string;
+  /** Set when the document sends this capability's query lists comma-joined (`explode: false`). */
+  array_style?: 'comma';
   kind: CapabilityKind;
   entity: string;
   description: string;

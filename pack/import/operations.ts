@@ -14,6 +14,11 @@ export interface OpParam {
   required: boolean;
   schema: Schema;
   description?: string;
+  /** How an array or object value is serialized (`form`, `spaceDelimited`, ...), when the document says. */
+  style?: string;
+  /** Whether each item of an array is its own key (`a=1&a=2`); the document's value, when it gives one. */
+  explode?: boolean;
+  deprecated?: true;
 }
 
 export interface Operation {
@@ -32,6 +37,8 @@ export interface Operation {
   response: { status: string; schema?: Schema; headers: string[] };
   /** `GET /pets/{id} (getPet)` */
   label: string;
+  /** The document marks the operation `deprecated`. */
+  deprecated?: true;
 }
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\b|^\*\/\*$/i;
@@ -51,6 +58,11 @@ function params(list: unknown): OpParam[] {
     required: p.in === 'path' || p.required === true,
     schema: isObj(p.schema) ? p.schema : isObj(p.content) ? (jsonSchema(p.content) ?? {}) : {},
     ...(typeof p.description === 'string' ? { description: p.description } : {}),
+    ...(typeof p.style === 'string' ? { style: p.style } : {}),
+    ...(typeof p.explode === 'boolean' ? { explode: p.explode } : {}),
+    ...(p.deprecated === true || (isObj(p.schema) && p.schema.deprecated === true)
+      ? { deprecated: true as const }
+      : {}),
   }));
 }
 
@@ -94,6 +106,7 @@ export function collectOperations(doc: Schema): { ops: Operation[]; other: strin
           : {}),
         response: successResponse(op.responses),
         label: `${method.toUpperCase()} ${path}${id ? ` (${id})` : ''}`,
+        ...(op.deprecated === true ? { deprecated: true as const } : {}),
       });
     }
   }

@@ -1,16 +1,18 @@
 /**
  * The parameters of one capability: path, query and header parameters with their wire names,
- * types, enums, defaults and required flags, and the JSON request body flattened one level
- * (deeper objects are JSON values). A parameter that cannot be mapped is dropped when optional;
- * when required, the whole operation is skipped (the returned `problem`).
+ * types, enums, defaults, required flags and constraints (query arrays of scalars as `many`), and
+ * the JSON request body flattened one level (deeper objects are JSON values). A parameter that
+ * cannot be mapped, or an optional one the document marks `deprecated`, is dropped; when a
+ * required one cannot be mapped, the whole operation is skipped (the returned `problem`).
  */
-import type { ImportParam, ParamIn } from './model.js';
-import { NameSet, camelName, isReserved, safeName, singular } from './names.js';
-import type { Operation } from './operations.js';
-import { objectShape, toType, type Schema } from './schema.js';
 import { valueFits } from '../check-type.js';
 import type { TypeSpec } from '../cgs.js';
-import { oneLine } from './names.js';
+import { paramValueFits } from '../param-constraints.js';
+import { constraintsOf, defaultBreaks, keepTeachable, listKeywordsLeft } from './constraints.js';
+import type { ImportParam, ParamIn } from './model.js';
+import { NameSet, camelName, isReserved, oneLine, safeName, singular } from './names.js';
+import type { OpParam, Operation } from './operations.js';
+import { isObj, objectShape, toType, type Schema } from './schema.js';
 
 export interface ParamResult {
   params: ImportParam[];
@@ -33,20 +35,14 @@ export function buildParams(
   const names = new NameSet();
   const params: ImportParam[] = [];
   const dropped: string[] = [];
-  const add = (wire: string, where: ParamIn, schema: Schema, required: boolean, desc: unknown, name: string) => {
-    const t = toType(schema);
-    if (!t) {
-      if (required) return `required ${where} parameter \`${wire}\` has no mappable type`;
-      dropped.push(`${wire} (no mappable type)`);
+  const add: Add = (wire, where, schema, required, desc, name, how) => {
+    const built = paramOf(wire, where, schema, required, desc, how);
+    if (typeof built === 'string') {
+      if (required) return `required ${where} parameter \`${wire}\` ${built}`;
+      dropped.push(`${wire} (${built})`);
       return undefined;
     }
-    const description = oneLine(desc) || t.description;
-    const type = { ...t, ...(description ? { description } : {}) };
-    if (!description) delete type.description;
-    const p: ImportParam = { name: names.take(name), wire, in: where, type, required };
-    if (!required && schema.default !== undefined && valueFits(t as TypeSpec, schema.default))
-      p.default = schema.default;
-    params.push(p);
+    params.push({ ...built, name: names.take(name) });
     return undefined;
   };
   const segments = op.path.split('/');
@@ -60,12 +56,16 @@ export function buildParams(
           : /^id$/i.test(p.name) && before && !before.startsWith('{')
             ? camelName(singular(before)) + 'Id'
             : paramName(p.name);
-      const problem = add(p.name, 'path', p.schema, true, p.description, name);
+      const problem = add(p.name, 'path', p.schema, true, p.description, name, p);
       if (problem) return { params, dropped, problem };
     } else if (p.in === 'query' || p.in === 'header') {
       if (p.in === 'query' && owned.has(p.name)) continue;
+      if (p.deprecated && !p.required) {
+        dropped.push(`${p.name} (deprecated)`);
+        continue;
+      }
       if (p.in === 'header' && /^(accept|content-type|authorization)$/i.test(p.name)) continue;
-      const problem = add(p.name, p.in, p.schema, p.required, p.description, paramName(p.name));
+      const problem = add(p.name, p.in, p.schema, p.required, p.description, paramName(p.name), p);
       if (problem) return { params, dropped, problem };
     } else if (p.required) return { params, dropped, problem: `required ${p.in} parameter \`${p.name}\`` };
     else dropped.push(`${p.name} (${p.in} parameter)`);
@@ -81,7 +81,58 @@ type Add = (
   required: boolean,
   desc: unknown,
   name: string,
+  how?: Pick<OpParam, 'style' | 'explode'>,
 ) => string | undefined;
+
+/** A query array of scalars: `many`, of its item type. */
+const SCALAR_ITEMS = new Set(['string', 'integer', 'number', 'boolean', 'date', 'datetime', 'enum']);
+
+/**
+ * One parameter (its name still to be given), or why it cannot be mapped. A query array of
+ * scalars in `form` style becomes `many` of its item type, sent as repeated keys or, with
+ * `explode: false`, comma-joined; other styles (`spaceDelimited`, `pipeDelimited`) cannot be sent.
+ */
+function paramOf(
+  wire: string,
+  where: ParamIn,
+  schema: Schema,
+  required: boolean,
+  desc: unknown,
+  how: Pick<OpParam, 'style' | 'explode'> = {},
+): Omit<ImportParam, 'name'> | string {
+  const whole = toType(schema);
+  if (!whole) return 'has no mappable type';
+  const many = where === 'query' && whole.type === 'array' && SCALAR_ITEMS.has(whole.items.type);
+  if (many && how.style !== undefined && how.style !== 'form')
+    return `is a list in ${how.style} style, which svc cannot send (repeated keys or comma-joined only)`;
+  const t = many && whole.type === 'array' ? whole.items : whole;
+  const itemSchema = many && isObj(schema.items) ? schema.items : schema;
+  const description = oneLine(desc) || whole.description;
+  const type = { ...t, ...(description ? { description } : {}) };
+  if (!description) delete type.description;
+  const c = constraintsOf(itemSchema, t);
+  if (many) c.left.push(...listKeywordsLeft(schema));
+  if (required) keepTeachable(wire, t as TypeSpec, c);
+  const p: Omit<ImportParam, 'name'> = { wire, in: where, type, required };
+  if (many) {
+    p.many = true;
+    p.list = how.explode === false ? 'comma' : 'repeat';
+  }
+  if (Object.keys(c.constraints).length) p.constraints = c.constraints;
+  const d: unknown = schema.default;
+  if (
+    !required &&
+    d !== undefined &&
+    (many
+      ? paramValueFits({ ...(t as TypeSpec), name: wire, description: '', required: false, many: true }, d)
+      : valueFits(t as TypeSpec, d))
+  ) {
+    if (!defaultBreaks(wire, t as TypeSpec, c.constraints, many, d)) p.default = d;
+    else c.left.push(`default ${JSON.stringify(d)} (it breaks the parameter's own constraints)`);
+  }
+  if (c.left.length) p.left = c.left;
+  return p;
+}
 
 function bodyParams(op: Operation, names: NameSet, add: Add, dropped: string[], keep?: string): string | undefined {
   if (op.bodyNotJson) {
@@ -98,6 +149,10 @@ function bodyParams(op: Operation, names: NameSet, add: Add, dropped: string[], 
   for (const [wire, s] of props) {
     if (s.readOnly === true && wire !== keep) continue;
     const req = op.body.required && required.has(wire);
+    if (s.deprecated === true && !req) {
+      dropped.push(`${wire} (deprecated)`);
+      continue;
+    }
     const base = paramName(wire);
     const name = names.has(base) ? `${base}Body` : base;
     const problem = add(wire, 'body', s, req, s.description, name);

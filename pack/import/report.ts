@@ -4,6 +4,7 @@
  * and what a person should review. Deterministic like the YAML.
  */
 import { authEnv } from './auth.js';
+import { CONSTRAINT_KEYS } from '../cgs.js';
 import type { ImportCatalog, ImportLog } from './model.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -45,6 +46,7 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
     out.push(
       `| ${k.name} | ${k.kind}${k.pagination ? ` (${k.pagination.style} paging)` : ''} | ${k.entity} | \`${cell(k.origin)}\` |`,
     );
+  out.push('', ...parameterSection(c));
   out.push('', '## Skipped', '');
   if (log.skipped.length === 0) out.push('Nothing.');
   else {
@@ -60,4 +62,39 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
   for (const r of log.review) out.push(`- ${cell(r.what)}: ${cell(r.note)}`);
   out.push('');
   return out.join('\n');
+}
+
+/**
+ * `## Parameters`: the constraints and lists carried over (counts), the lists sent comma-joined,
+ * and each keyword of the document the catalog cannot say (the vendor still checks it).
+ */
+function parameterSection(c: ImportCatalog): string[] {
+  const out = ['## Parameters', ''];
+  const counts = new Map<string, number>(CONSTRAINT_KEYS.map((k) => [k, 0]));
+  let repeat = 0;
+  const comma: string[] = [];
+  const left: string[] = [];
+  for (const k of c.capabilities)
+    for (const p of k.params) {
+      for (const key of CONSTRAINT_KEYS) if (p.constraints?.[key] !== undefined) counts.set(key, counts.get(key)! + 1);
+      if (p.many && k.array_style === 'comma') comma.push(`\`${k.name}.${p.name}\``);
+      else if (p.many) repeat++;
+      for (const l of p.left ?? []) left.push(`| ${k.name} | ${p.name} | ${cell(l)} |`);
+    }
+  const carried = [...counts].filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
+  out.push(
+    `Constraints carried over: ${carried.join(', ') || 'none'}. Lists (\`many\`, one value or a list): ` +
+      `${repeat} sent as repeated keys (\`?k=a&k=b\`), ${comma.length} comma-joined (\`?k=a,b\`, the mapping's \`array_style: comma\`)` +
+      `${comma.length ? `: ${comma.join(', ')}` : ''}.`,
+    '',
+  );
+  if (left.length === 0) return [...out, 'Every constraint of the document was carried over.'];
+  out.push(
+    'Not carried over (the catalog cannot say it; the vendor still checks it):',
+    '',
+    '| capability | parameter | left out |',
+    '|---|---|---|',
+    ...left,
+  );
+  return out;
 }
