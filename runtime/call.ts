@@ -69,9 +69,12 @@ export async function callVendor(
     let usedToken: string | undefined;
     let timedOut = false;
     try {
-      const outgoing: HttpRequest = { ...req, headers: { ...req.headers } };
-      await ctx.auth.apply(entry.entry_id, entry.cgs.auth, outgoing, both);
-      usedToken = outgoing.headers.authorization?.replace(/^Bearer /, '');
+      // Without vendor auth the request goes as built (auth writes into a copy, never into `req`).
+      const outgoing: HttpRequest = entry.cgs.auth.scheme === 'none' ? req : { ...req, headers: { ...req.headers } };
+      if (outgoing !== req) {
+        await ctx.auth.apply(entry.entry_id, entry.cgs.auth, outgoing, both);
+        usedToken = outgoing.headers.authorization?.replace(/^Bearer /, '');
+      }
       res = await ctx.http.request(outgoing, {
         signal: both,
         maxBodyBytes: ctx.maxBodyBytes,

@@ -36,6 +36,8 @@ export function nextLinkOf(link: string | undefined): string | undefined {
 
 function isJsonType(ct: string | undefined): boolean {
   if (!ct) return false;
+  // The common spelling first: `application/json`, alone or with parameters.
+  if (ct.startsWith('application/json') && (ct.length === 16 || ct.charCodeAt(16) === 59)) return true;
   const t = ct.split(';')[0]!.trim().toLowerCase();
   return t === 'application/json' || t.endsWith('+json');
 }

@@ -13,16 +13,28 @@ export function limiter(n: number): Limiter {
       go();
     }
   };
-  return <T>(fn: () => Promise<T>) =>
-    new Promise<T>((resolve, reject) => {
+  const release = () => {
+    active--;
+    next();
+  };
+  return <T>(fn: () => Promise<T>) => {
+    // A free slot and nobody waiting (a run's single call): start now, no queue entry or wrapper promise.
+    if (active < n && queue.length === 0) {
+      active++;
+      let p: Promise<T>;
+      try {
+        p = fn();
+      } catch (e) {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown, as a promise executor would
+        p = Promise.reject(e);
+      }
+      return p.finally(release);
+    }
+    return new Promise<T>((resolve, reject) => {
       queue.push(() => {
-        void fn()
-          .then(resolve, reject)
-          .finally(() => {
-            active--;
-            next();
-          });
+        void fn().then(resolve, reject).finally(release);
       });
       next();
     });
+  };
 }

@@ -22,7 +22,8 @@ import { attachNests, type NestContext } from './nest.js';
 export class Run {
   private readonly results = new Map<string, StepResult>();
   private readonly controller = new AbortController();
-  private readonly progress;
+  /** Progress events, coalesced; none are built when nobody listens (a waited HTTP read). */
+  private readonly progress: ReturnType<typeof coalesceProgress> | undefined;
   private readonly limit: Limiter;
   private readonly budget: CallBudget | undefined;
 
@@ -34,7 +35,9 @@ export class Run {
     private readonly opts: ExecuteOptions,
     private readonly started: number,
   ) {
-    this.progress = coalesceProgress((e) => opts.onProgress?.(e), opts.progressIntervalMs);
+    this.progress = opts.onProgress
+      ? coalesceProgress((e) => opts.onProgress?.(e), opts.progressIntervalMs)
+      : undefined;
     this.limit = limiter(opts.concurrency ?? RUNTIME_DEFAULTS.concurrency);
     this.budget = budgetOf(opts);
   }
@@ -56,7 +59,7 @@ export class Run {
       this.opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs,
     );
     deadline.unref?.();
-    this.progress.push({ kind: 'start', phase: 'started', pages: 0, rows: 0, calls: 0, elapsed_ms: 0 });
+    this.progress?.push({ kind: 'start', phase: 'started', pages: 0, rows: 0, calls: 0, elapsed_ms: 0 });
     try {
       await this.schedule();
     } finally {
@@ -118,7 +121,7 @@ export class Run {
   private record(s: PlanStep, r: Partial<StepResult> & { status: StepPhase }): void {
     const full: StepResult = { id: s.id, rows: [], calls: 0, pages: 0, ms: 0, ...r };
     this.results.set(s.id, full);
-    this.progress.push({
+    this.progress?.push({
       kind: 'step',
       step: s.id,
       phase: full.status,
@@ -134,7 +137,7 @@ export class Run {
     const entry = this.entries.get(s.api)!;
     const cap = this.registry.capability(s.api, s.capability)!;
     const entity = this.registry.entity(s.api, s.entity)!;
-    this.progress.push({
+    this.progress?.push({
       kind: 'step',
       step: s.id,
       phase: 'running',
@@ -163,7 +166,7 @@ export class Run {
             ...(this.budget ? { budget: this.budget } : {}),
             signal: this.controller.signal,
             onPage: (n, p, c) =>
-              this.progress.push({
+              this.progress?.push({
                 kind: 'step',
                 step: s.id,
                 phase: 'running',
@@ -251,7 +254,7 @@ export class Run {
     const aborted = this.controller.signal.reason instanceof RunAbort ? this.controller.signal.reason.code : undefined;
     const status: RunStatus = aborted === 'cancelled' ? 'cancelled' : errors.length ? 'failed' : 'succeeded';
     const elapsed = this.elapsed();
-    this.progress.push({
+    this.progress?.push({
       kind: 'end',
       phase: status,
       pages: sum(steps, 'pages'),
@@ -259,7 +262,7 @@ export class Run {
       calls: sum(steps, 'calls'),
       elapsed_ms: elapsed,
     });
-    this.progress.close();
+    this.progress?.close();
     return { status, steps, returns, errors, elapsed_ms: elapsed };
   }
 }

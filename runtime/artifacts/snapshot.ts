@@ -112,7 +112,6 @@ function storedError(e: { code: string; message: string; hint?: string }): Snaps
  * @example const id = await store.put(snapshotOf(plan, planCommitId(plan), run, { startedAt }));
  */
 export function snapshotOf(plan: Plan, commitId: string, run: RunResult, extra: SnapshotExtra): RunSnapshot {
-  const returned = new Map(run.returns.map((r) => [r.step, r]));
   const steps: SnapshotStep[] = [];
   for (const s of plan.steps) {
     const r = run.steps[s.id];
@@ -123,7 +122,7 @@ export function snapshotOf(plan: Plan, commitId: string, run: RunResult, extra: 
       api: s.api,
       entity: s.entity,
       capability: s.capability,
-      rows: returned.get(s.id)?.rows ?? r.rows,
+      rows: returnedRows(run, s.id) ?? r.rows,
       calls: r.calls,
       pages: r.pages,
       ms: r.ms,
@@ -141,9 +140,11 @@ export function snapshotOf(plan: Plan, commitId: string, run: RunResult, extra: 
     started_at: extra.startedAt.toISOString(),
     elapsed_ms: run.elapsed_ms,
   };
-  const stored = new Set(steps.map((s) => `/steps/${s.id}`));
-  const unattached = run.errors.filter((e) => e.path === undefined || !stored.has(e.path));
-  if (unattached.length) snap.errors = unattached.map(storedError);
+  if (run.errors.length) {
+    const stored = new Set(steps.map((s) => `/steps/${s.id}`));
+    const unattached = run.errors.filter((e) => e.path === undefined || !stored.has(e.path));
+    if (unattached.length) snap.errors = unattached.map(storedError);
+  }
   if (extra.program !== undefined && extra.program.length <= PROGRAM_TEXT_MAX) snap.program = extra.program;
   else if (extra.program !== undefined) {
     snap.program_sha256 = sha256Hex(extra.program);
@@ -154,6 +155,12 @@ export function snapshotOf(plan: Plan, commitId: string, run: RunResult, extra: 
     if (extra.session.tenant !== undefined) snap.session.tenant = extra.session.tenant;
   }
   return snap;
+}
+
+/** The rows the run returns for step `id` (the last return naming it); a plan returns a few steps, so no Map. */
+function returnedRows(run: RunResult, id: string): RunResult['returns'][number]['rows'] | undefined {
+  for (let i = run.returns.length - 1; i >= 0; i--) if (run.returns[i]!.step === id) return run.returns[i]!.rows;
+  return undefined;
 }
 
 /**

@@ -34,11 +34,17 @@ const fail = (code: SvcError['code'], message: string, hint: string): never => {
 /** Mint the next `pgN` of a session for a page state (inside a repository transaction). */
 export function mintPage(st: SessionState, state: PageState, entity: string): string {
   const name = `pg${++st.counters.pg}`;
-  // A continued state carries the server fields of the handle it came from: a fresh handle has none.
-  const { used: _used, entity: _entity, next: _next, ...page } = state as PageEntry;
-  st.pages.set(name, { ...page, entity });
+  // A continued state carries the server fields of the handle it came from: a fresh handle has none
+  // (a run's page state: one copy, no rest pattern).
+  st.pages.set(name, { ...withoutServerFields(state), entity });
   trimMap(st.pages, SESSION_HOLDS.maxPages);
   return name;
+}
+
+function withoutServerFields(state: PageState): PageState {
+  if (!('used' in state) && !('entity' in state) && !('next' in state)) return state;
+  const { used: _used, entity: _entity, next: _next, ...page } = state as PageEntry;
+  return page;
 }
 
 /** The session's own name of a handle: `pgN` as given, or the `pgN` of a bound `l_<token>_pgN`. */

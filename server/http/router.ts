@@ -65,19 +65,35 @@ export function canonicalPath(pathname: string): string | undefined {
   return '/' + out.join('/');
 }
 
+/**
+ * The params of `segs` when they match `parts`: literal parts are compared first, so a route of
+ * another shape costs no params object; a segment is decoded only when it holds a `%`.
+ */
 function matchParts(parts: string[], segs: string[]): Params | undefined {
   if (parts.length !== segs.length) return undefined;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    if (p.charCodeAt(0) !== COLON && decodeSegment(segs[i]!) !== p) return undefined;
+  }
   const params: Params = {};
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
-    let s: string;
-    try {
-      s = decodeURIComponent(segs[i]!);
-    } catch {
-      return undefined;
-    }
-    if (p.startsWith(':')) params[p.slice(1)] = s;
-    else if (p !== s) return undefined;
+    if (p.charCodeAt(0) !== COLON) continue;
+    const s = decodeSegment(segs[i]!);
+    if (s === undefined) return undefined;
+    params[p.slice(1)] = s;
   }
   return params;
+}
+
+const COLON = 58;
+
+/** A path segment percent-decoded; undefined when it does not decode. */
+function decodeSegment(seg: string): string | undefined {
+  if (!seg.includes('%')) return seg;
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return undefined;
+  }
 }

@@ -92,19 +92,34 @@ function primitive(v: unknown): string | undefined {
 }
 
 const NUMERIC_LIKE = /^[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i;
-/** Characters that make a string quoted: `:` `"` `\` `[` `]` `{` `}` `,` and control characters. */
-// eslint-disable-next-line no-control-regex -- control characters are what is looked for
-const NEEDS_QUOTES = /[:"\\[\]{},\u0000-\u001f]/;
-/** Characters `escapeString` changes. */
-// eslint-disable-next-line no-control-regex -- control characters are what is looked for
-const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
-const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** What `scan` finds in a string: a character that makes it quoted, one `escapeString` changes, a surrogate. */
+const QUOTE = 1;
+const ESCAPE = 2;
+const SURROGATE = 4;
+
+/**
+ * One pass over `s` for the characters that matter: `:` `"` `\` `[` `]` `{` `}` `,` and control
+ * characters make it quoted; `"` `\` and control characters are escaped; surrogates are checked.
+ */
+function scan(s: string): number {
+  let found = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32) found |= QUOTE | ESCAPE;
+    else if (c === 34 || c === 92) found |= QUOTE | ESCAPE;
+    else if (c === 58 || c === 44 || c === 91 || c === 93 || c === 123 || c === 125) found |= QUOTE;
+    else if (c >= 0xd800 && c <= 0xdfff) found |= SURROGATE;
+  }
+  return found;
+}
 
 /** A string as the library writes it with the comma delimiter; undefined when it holds a surrogate. */
 function stringText(s: string): string | undefined {
-  if (SURROGATE.test(s) && hasLoneSurrogate(s)) return undefined; // the library throws on those
-  if (safeUnquoted(s)) return s;
-  return NEEDS_ESCAPE.test(s) ? `"${escapeString(s)}"` : `"${s}"`;
+  const found = scan(s);
+  if (found & SURROGATE && hasLoneSurrogate(s)) return undefined; // the library throws on those
+  if (!(found & QUOTE) && safeUnquoted(s)) return s;
+  return found & ESCAPE ? `"${escapeString(s)}"` : `"${s}"`;
 }
 
 function hasLoneSurrogate(s: string): boolean {
@@ -118,6 +133,7 @@ function hasLoneSurrogate(s: string): boolean {
   return false;
 }
 
+/** True when a string free of the characters `scan` looks for is still written unquoted. */
 function safeUnquoted(s: string): boolean {
   if (s === '') return false;
   const c0 = s.charCodeAt(0);
@@ -125,15 +141,14 @@ function safeUnquoted(s: string): boolean {
   if (c0 === 32 || c0 === 9 || cn === 32 || cn === 9) return false;
   if (c0 === 45 /* - */ || c0 === 35 /* # */) return false;
   if (s === 'true' || s === 'false' || s === 'null') return false;
-  if (((c0 >= 48 && c0 <= 57) || c0 === 43) && NUMERIC_LIKE.test(s)) return false;
-  return !NEEDS_QUOTES.test(s);
+  return !(((c0 >= 48 && c0 <= 57) || c0 === 43) && NUMERIC_LIKE.test(s));
 }
 
 const UNQUOTED_KEY = /^[A-Z_][\w.]*$/i;
 
 /** A key as the library writes it; undefined for keys the library treats specially. */
 function encodeKey(key: string): string | undefined {
-  if (key === '__proto__' || (SURROGATE.test(key) && hasLoneSurrogate(key))) return undefined;
+  if (key === '__proto__' || (scan(key) & SURROGATE && hasLoneSurrogate(key))) return undefined;
   if (UNQUOTED_KEY.test(key)) return key;
   return `"${escapeString(key)}"`;
 }

@@ -64,9 +64,12 @@ function flag(name: string, v: string | null): boolean | undefined {
   ]);
 }
 
+const NO_QUERY = new URLSearchParams();
+
 /** mode, wait, force and plan_commit_ref from the query (which wins) or a JSON body (already checked). */
 function runFlags(url: URL, body: Omit<ProgramBody, 'program'>): Omit<ProgramRequest, 'program'> {
-  const q = url.searchParams;
+  // No query (the common case): no URLSearchParams built for it.
+  const q = url.search ? url.searchParams : NO_QUERY;
   const mode = q.get('mode') ?? body.mode ?? 'live';
   if (mode !== 'plan' && mode !== 'live' && mode !== 'run')
     throw new SvcFailure([
