@@ -74,6 +74,21 @@ export async function measure(fn: (i: number) => unknown, opts: MeasureOptions =
 }
 
 /** Median of numbers in any order (the two middle ones averaged; NaN when there are none). */
+/**
+ * A shuffler of index orders with its own seeded generator (the same sequence every run): rounds
+ * that send to several targets in a new random order each (a fixed rotation would always put the
+ * same target after another).
+ */
+export function shuffler(seed: number): (order: number[]) => void {
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  return (order) => {
+    for (let k = order.length - 1; k > 0; k--) {
+      const j = Math.floor(random() * (k + 1));
+      [order[k], order[j]] = [order[j]!, order[k]!];
+    }
+  };
+}
+
 export function median(xs: number[]): number {
   if (xs.length === 0) return NaN;
   const sorted = [...xs].sort((a, b) => a - b);

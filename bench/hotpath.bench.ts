@@ -25,7 +25,7 @@
  */
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { median, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
+import { median, shuffler, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
 import { procCpuMs, startChild, startScript, type Child, type Script } from './processes.js';
 
 export const benchmark: Benchmark = {
@@ -114,14 +114,10 @@ function percentile(sorted: number[], p: number): number {
  */
 async function latencies(targets: Target[], pools: Pool[]): Promise<number[][]> {
   const out = targets.map(() => [] as number[]);
-  let seed = 21;
-  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const shuffle = shuffler(21);
   const order = targets.map((_, i) => i);
   for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
-    for (let k = order.length - 1; k > 0; k--) {
-      const j = Math.floor(random() * (k + 1));
-      [order[k], order[j]] = [order[j]!, order[k]!];
-    }
+    shuffle(order);
     for (const i of order) {
       const t0 = performance.now();
       await send(pools[i]!, targets[i]!);

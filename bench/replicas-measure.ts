@@ -6,6 +6,7 @@
  */
 import { Pool } from 'undici';
 import { send, type Target } from './hotpath.bench.js';
+import { shuffler } from './harness.js';
 import type { Child } from './processes.js';
 import { procCpuMs } from './processes.js';
 import type { RedisServer } from './redis-server.js';
@@ -33,16 +34,12 @@ export type LatencyTarget = Target & { renew?: { every: number; open(): Promise<
 export async function latencies(targets: LatencyTarget[], warmup: number, rounds: number): Promise<number[][]> {
   const pools = targets.map((t) => new Pool(t.origin, { connections: 1 }));
   const out = targets.map(() => [] as number[]);
-  let seed = 7;
-  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const shuffle = shuffler(7);
   const order = targets.map((_, i) => i);
   try {
     for (let r = 0; r < warmup + rounds; r++) {
       for (const t of targets) if (t.renew && r % t.renew.every === 0) t.path = await t.renew.open();
-      for (let k = order.length - 1; k > 0; k--) {
-        const j = Math.floor(random() * (k + 1));
-        [order[k], order[j]] = [order[j]!, order[k]!];
-      }
+      shuffle(order);
       for (const i of order) {
         const t0 = performance.now();
         await send(pools[i]!, targets[i]!);
