@@ -25,6 +25,8 @@ export interface Limits {
   maxMcpSessions: number;
   /** An MCP transport session unused this long is closed. */
   mcpSessionIdleMs: number;
+  /** With a shared session store: the lease a replica holds on each operation it runs. */
+  operationLeaseMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -37,6 +39,7 @@ export const DEFAULT_LIMITS: Limits = {
   shutdownGraceMs: 10_000,
   maxMcpSessions: 1_000,
   mcpSessionIdleMs: 60 * 60 * 1000,
+  operationLeaseMs: 15_000,
 };
 
 /** Each limit's environment variable and the unit its value is written in. */
@@ -50,6 +53,7 @@ export const LIMIT_ENV: Record<keyof Limits, { name: string; unit: 'count' | 'se
   shutdownGraceMs: { name: 'SVC_SHUTDOWN_GRACE_SECS', unit: 'secs' },
   maxMcpSessions: { name: 'SVC_MCP_MAX_SESSIONS', unit: 'count' },
   mcpSessionIdleMs: { name: 'SVC_MCP_SESSION_IDLE_SECS', unit: 'secs' },
+  operationLeaseMs: { name: 'SVC_OPERATION_LEASE_SECS', unit: 'secs' },
 };
 
 /** The limits an environment sets (unset or empty = the default); every bad value is reported at once. */

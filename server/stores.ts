@@ -8,7 +8,7 @@
 import { svcError, SvcFailure } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import { MemorySessionRepository } from './execute/memory-repository.js';
-import { localReplica, SHARED_LEASE_MS, sharedReplica, type ReplicaOptions } from './execute/replica.js';
+import { localReplica, sharedReplica, type ReplicaOptions } from './execute/replica.js';
 import type { SessionRepository } from './execute/repository.js';
 import type { Limits } from './limits.js';
 import type { SharedKv } from './kv.js';
@@ -27,7 +27,7 @@ export interface SessionStore {
 /** The session store an environment names (`SVC_MCP_TRANSPORT_KV_URL`; unset: this process's memory). */
 export async function sessionStoreFromEnv(
   env: Record<string, string | undefined>,
-  limits: Pick<Limits, 'maxSessions' | 'maxSessionsPerTenant' | 'maxRunningOpsPerSession'>,
+  limits: Pick<Limits, 'maxSessions' | 'maxSessionsPerTenant' | 'maxRunningOpsPerSession' | 'operationLeaseMs'>,
   logger: Logger,
 ): Promise<SessionStore> {
   const graph = ['SVC_GRAPH_CACHE_URL', 'SVC_GRAPH_HOT_MAX_ENTITIES'].filter((k) => env[k]?.trim());
@@ -64,7 +64,7 @@ export async function sessionStoreFromEnv(
         { hint: `set it to ${SHARED_MAX_RUNNING_PER_SESSION} or less (or unset it)` },
       ),
     ]);
-  const replica = { ...sharedReplica(), leaseMs: leaseFromEnv(env) };
+  const replica = sharedReplica(limits.operationLeaseMs);
   const { RedisSessionRepository } = await import('./execute/redis-repository.js');
   const repo = await RedisSessionRepository.connect(url, { limits: repoLimits, logger });
   return { sessions: repo, replica, kind: 'redis', shared: repo.kv(), close: () => repo.close() };
@@ -72,21 +72,3 @@ export async function sessionStoreFromEnv(
 
 /** SPEC "Limits": running operations per session in a shared store's descriptor. */
 const SHARED_MAX_RUNNING_PER_SESSION = 16;
-
-/** `SVC_OPERATION_LEASE_SECS`: the lease of a running operation on a shared store (default 15 s). */
-function leaseFromEnv(env: Record<string, string | undefined>): number {
-  const raw = env.SVC_OPERATION_LEASE_SECS?.trim();
-  if (!raw) return SHARED_LEASE_MS;
-  const n = /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
-  if (!(n >= 1))
-    throw new SvcFailure([
-      svcError(
-        'bad_arguments',
-        `SVC_OPERATION_LEASE_SECS=${JSON.stringify(raw.slice(0, 20))} is not a positive whole number of seconds`,
-        {
-          hint: `unset it for the default ${SHARED_LEASE_MS / 1000}`,
-        },
-      ),
-    ]);
-  return n * 1000;
-}

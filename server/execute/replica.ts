@@ -18,8 +18,6 @@ export interface ReplicaOptions {
   progressCoalesceMs: number;
 }
 
-/** The lease of an operation on a shared store: 15 s, renewed every 5 s. */
-export const SHARED_LEASE_MS = 15_000;
 /** Progress writes to a shared store are coalesced over about 2 s (SPEC). */
 export const SHARED_PROGRESS_COALESCE_MS = 2_000;
 
@@ -33,9 +31,9 @@ export function localReplica(): ReplicaOptions {
   return { id: newReplicaId(), leaseMs: 0, progressCoalesceMs: 0 };
 }
 
-/** A replica sharing a store with others: leases and coalesced progress writes. */
-export function sharedReplica(): ReplicaOptions {
-  return { id: newReplicaId(), leaseMs: SHARED_LEASE_MS, progressCoalesceMs: SHARED_PROGRESS_COALESCE_MS };
+/** A replica sharing a store with others: leases (`SVC_OPERATION_LEASE_SECS`) and coalesced progress writes. */
+export function sharedReplica(leaseMs: number): ReplicaOptions {
+  return { id: newReplicaId(), leaseMs, progressCoalesceMs: SHARED_PROGRESS_COALESCE_MS };
 }
 
 /** True when `d` runs, not here, and its owner let the lease lapse. */

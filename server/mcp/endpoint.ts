@@ -199,6 +199,7 @@ export class McpEndpoint {
     if (again) return again;
     const entry = this.entry(new McpSession(this.deps, state), () => sid);
     if (!markInitialized(entry.transport, sid)) {
+      void entry.server.close().catch(() => undefined);
       this.deps.logger.warn(
         'MCP: this SDK version cannot resume a shared transport session; the client must initialize again',
       );
