@@ -28,6 +28,7 @@ const BENCHMARKS: Record<string, Loader> = {
   hotpath: () => import('./hotpath.bench.js'),
   'hotpath-memory': () => import('./hotpath-memory.bench.js'),
   replicas: () => import('./replicas.bench.js'),
+  credentials: () => import('./credentials.bench.js'),
 };
 
 /** Run only when a filter names them exactly (too slow for the default run). */

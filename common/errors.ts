@@ -123,6 +123,14 @@ export const CODES = {
   // execution (runtime/)
   write_not_accepted: { about: 'a plan with writes was run without being accepted' },
   missing_secret: { about: 'an environment variable named by the catalog auth is not set' },
+  vendor_credentials_missing: {
+    about:
+      'the caller (its tenant or user) has no credential for a catalog that needs one, and the deployment gives it no fallback; nothing was sent',
+  },
+  credentials_config_invalid: {
+    about:
+      'the outbound credentials file cannot be used: unreadable, readable by group or others, malformed, or naming an unknown catalog or scheme',
+  },
   vendor_error: { about: 'the vendor answered with an HTTP error status' },
   vendor_timeout: { about: 'the vendor did not answer within the request timeout' },
   vendor_unreachable: { about: 'the vendor could not be reached or reset the connection' },
@@ -158,6 +166,9 @@ export const CODES = {
   catalog_not_in_session: { about: 'a program names a catalog the session has not loaded' },
   bad_seed: { about: 'a seed is not api:Entity of a loaded catalog' },
   review_required: { about: 'a plan that needs review was run live without plan_commit_ref or force' },
+  read_only: {
+    about: 'the caller may only read: a plan that changes vendor data is refused before anything is sent',
+  },
   plan_token_unknown: { about: 'plan_commit_ref names no pcN of this session' },
   plan_token_expired: { about: 'the pcN is older than the plan commit TTL (10 minutes)' },
   plan_token_consumed: { about: 'the pcN of a plan with writes was already used' },

@@ -25,8 +25,8 @@ export function cell(s: string): string {
   return s.replace(/[\t\r\n]+/g, ' ').trim();
 }
 
-/** The rules every session learns once, before its first wave (about 200 o200k tokens). */
-export function teachingRules(): string {
+/** The rules every session learns once, before its first wave (about 200 o200k tokens); a read-only one learns no write. */
+export function teachingRules(opts: { readOnly?: boolean } = {}): string {
   return [
     'svc programs: one statement per line; bare expressions return rows.',
     'e1(f=v, ...)[a, b]  rows by filters ("strings"); [..] keeps fields, r1[a] nests related rows; limit=N rows; sort="f", order="desc" if sort: shown',
@@ -34,7 +34,9 @@ export function teachingRules(): string {
     "untyped parameter: its field's type, else string; long text: p=<<EOT, lines, EOT alone",
     `x = e1(...) binds rows: x.f is a value (a call per row, max ${DEFAULT_MAX_FANOUT}), x.rel[..] follows`,
     'page(pgN)[..] next page; wait(oN), cancel(oN) a background run',
-    'create, update, delete, action change data: dry-run for a pcN, then run with it',
+    opts.readOnly
+      ? 'this session only reads: a program that changes data is refused (read_only)'
+      : 'create, update, delete, action change data: dry-run for a pcN, then run with it',
   ].join('\n');
 }
 

@@ -1,29 +1,27 @@
 /**
- * Outbound vendor auth from environment variables named by the catalog. Secrets are read at call
- * time, applied to the request, and never copied into errors, logs, progress or artifacts.
- * OAuth2 client-credentials tokens are fetched once, cached until shortly before expiry, and
- * refreshed once on a 401.
+ * Outbound vendor auth: the credential of each call resolved for its caller (credentials/source.ts:
+ * a forwarded header, the caller's user or tenant credential from the credentials file, or the
+ * catalog's environment variables), applied to the request, and never copied into errors, logs,
+ * progress or artifacts. OAuth2 tokens (client credentials, refresh token) are fetched once per
+ * credential, shared by concurrent calls, cached until shortly before expiry, and refreshed once
+ * on a 401; a rotated refresh token is handed to `onRotate` (the server writes it back).
  */
 import { svcError, type SvcError } from '../common/errors.js';
 import type { OutboundAuth } from '../pack/cgs.js';
+import { clientCredentials, refreshGrant, TokenError, type Token, type TokenClient } from './credentials/oauth.js';
+import { secretNames, sourceOf, type Env, type Source } from './credentials/source.js';
+import {
+  NO_CALLER,
+  NO_CREDENTIALS,
+  type Caller,
+  type ClientTls,
+  type CredentialPlace,
+  type CredentialsConfig,
+} from './credentials/types.js';
 import type { HttpClient, HttpRequest } from './http-client.js';
 
-export type Env = Record<string, string | undefined>;
-
-/** The environment variable names an auth scheme needs. */
-export function secretNames(auth: OutboundAuth): string[] {
-  switch (auth.scheme) {
-    case 'none':
-      return [];
-    case 'api_key':
-    case 'bearer':
-      return [auth.env];
-    case 'basic':
-      return [auth.username_env, auth.password_env];
-    case 'oauth2_client_credentials':
-      return [auth.client_id_env, auth.client_secret_env];
-  }
-}
+export { secretNames, TokenError };
+export type { Env, Source };
 
 /** A `missing_secret` problem when a named variable is unset or empty (checked before any request). */
 export function checkSecrets(entryId: string, auth: OutboundAuth, env: Env): SvcError | undefined {
@@ -38,128 +36,230 @@ export function checkSecrets(entryId: string, auth: OutboundAuth, env: Env): Svc
   );
 }
 
-interface Token {
-  value: string;
-  expiresAt: number;
+export interface AuthOptions {
+  /** The credentials file as loaded (default: none, every call uses the environment). */
+  config?: CredentialsConfig;
+  /** A refresh token the server rotated: write it back where it came from. */
+  onRotate?: (place: CredentialPlace, refreshToken: string) => void;
+}
+
+type Sending = Exclude<OutboundAuth, { scheme: 'none' }>;
+
+/** Time limit of one token request (its waiters are bounded by their own signals too). */
+const TOKEN_TIMEOUT_MS = 30_000;
+
+/** `p`, or the abort of `signal` if that comes first (`p` goes on for its other waiters). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 export class AuthResolver {
+  private config: CredentialsConfig;
+  /** Whether a credentials file is in force (a missing credential is then `vendor_credentials_missing`). */
+  private fromFile: boolean;
+  private loadedAt: number;
   private readonly tokens = new Map<string, Token>();
   private readonly inflight = new Map<string, Promise<Token>>();
+  /**
+   * Refresh tokens rotated by the server, by cache key: the earlier tokens of the chain (the
+   * file's, then those written back; the first and the last few), and the one to use now.
+   */
+  private readonly rotated = new Map<string, { from: string[]; to: string }>();
+  private readonly onRotate: AuthOptions['onRotate'];
 
   constructor(
     private readonly env: Env,
     private readonly http: HttpClient,
     private readonly now: () => number = Date.now,
-  ) {}
+    opts: AuthOptions = {},
+  ) {
+    this.config = opts.config ?? NO_CREDENTIALS;
+    this.fromFile = opts.config !== undefined;
+    this.loadedAt = now();
+    this.onRotate = opts.onRotate;
+  }
 
-  /** Add the credentials of `auth` to `req` (headers or query). */
-  async apply(entryId: string, auth: OutboundAuth, req: HttpRequest, signal?: AbortSignal): Promise<void> {
-    switch (auth.scheme) {
-      case 'none':
-        return;
-      case 'api_key': {
-        const key = this.env[auth.env] ?? '';
-        if (auth.in === 'header') req.headers[auth.name.toLowerCase()] = key;
+  /** Put another credentials file in force (SIGHUP): cached access tokens are dropped. */
+  use(config: CredentialsConfig): void {
+    this.config = config;
+    this.fromFile = true;
+    this.loadedAt = this.now();
+    this.tokens.clear();
+  }
+
+  /** For /v1/health: whether a credentials file is in force, since when, and how much it holds (never a value). */
+  stats(): { credentials_file: boolean; loaded_at?: string; tenants: number; cached_tokens: number } {
+    return {
+      credentials_file: this.fromFile,
+      ...(this.fromFile ? { loaded_at: new Date(this.loadedAt).toISOString() } : {}),
+      tenants: Object.keys(this.config.tenants).length,
+      cached_tokens: this.tokens.size,
+    };
+  }
+
+  /** Whether callers of `tenant` may only read (the file's `read_only`). */
+  readOnly(tenant: string): boolean {
+    return Object.hasOwn(this.config.tenants, tenant) && this.config.tenants[tenant]!.read_only;
+  }
+
+  /** The forwarded credentials of a request: entry id -> the value of its forwarding header. */
+  forwarded(header: (name: string) => string | undefined): Record<string, string> | undefined {
+    let out: Record<string, string> | undefined;
+    for (const [id, e] of Object.entries(this.config.entries)) {
+      const v = e.forward ? header(e.forward)?.trim() : undefined;
+      if (v) (out ??= {})[id] = v;
+    }
+    return out;
+  }
+
+  /** The client TLS (mTLS) of an entry's vendor connections. */
+  tls(entryId: string): ClientTls | undefined {
+    return Object.hasOwn(this.config.entries, entryId) ? this.config.entries[entryId]!.tls : undefined;
+  }
+
+  /**
+   * The credential of a call for `caller`, or the problem that there is none (checked before
+   * any request: nothing is sent without one).
+   */
+  source(entryId: string, auth: OutboundAuth, caller: Caller = NO_CALLER): Source | SvcError | undefined {
+    if (auth.scheme === 'none') return undefined;
+    const s = sourceOf(this.config, this.env, entryId, auth, caller);
+    if (s) return s;
+    if (!this.fromFile) return checkSecrets(entryId, auth, this.env);
+    return this.missing(entryId, auth, caller);
+  }
+
+  /** Add the credential to `req` (headers or query); the bearer token sent, when there is one. */
+  async apply(source: Source, auth: Sending, req: HttpRequest, signal?: AbortSignal): Promise<string | undefined> {
+    const c = source.cred;
+    switch (c.scheme) {
+      case 'api_key':
+        if (auth.scheme !== 'api_key' || auth.in === 'header')
+          req.headers[auth.scheme === 'api_key' ? auth.name.toLowerCase() : 'authorization'] = c.key;
         else {
           const u = new URL(req.url);
-          u.searchParams.set(auth.name, key);
+          u.searchParams.set(auth.name, c.key);
           req.url = u.toString();
         }
-        return;
-      }
+        return undefined;
       case 'bearer':
-        req.headers.authorization = `Bearer ${this.env[auth.env] ?? ''}`;
-        return;
+        req.headers.authorization = `Bearer ${c.token}`;
+        return c.token;
       case 'basic':
-        req.headers.authorization = `Basic ${Buffer.from(`${this.env[auth.username_env] ?? ''}:${this.env[auth.password_env] ?? ''}`).toString('base64')}`;
-        return;
-      case 'oauth2_client_credentials': {
-        const t = await this.token(entryId, auth, signal);
+        req.headers.authorization = `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
+        return undefined;
+      default: {
+        const t = await this.token(source, auth, signal);
         req.headers.authorization = `Bearer ${t.value}`;
-        return;
+        return t.value;
       }
     }
+  }
+
+  /** Whether applying this credential may send a token request (no valid token cached). */
+  mayFetch(source: Source): boolean {
+    if (!this.refreshable(source)) return false;
+    const t = this.tokens.get(source.key);
+    return !t || t.expiresAt <= this.now();
+  }
+
+  /** Whether a 401 with this credential is worth one token refresh. */
+  refreshable(source: Source): boolean {
+    return source.cred.scheme === 'oauth2_client_credentials' || source.cred.scheme === 'oauth2_refresh_token';
   }
 
   /**
    * Forget a cached token after the vendor answered 401 with it. When `stale` is given, only
    * that token is dropped: a late 401 must not throw away a token refreshed meanwhile.
    */
-  invalidate(entryId: string, stale?: string): void {
-    const cur = this.tokens.get(entryId);
-    if (cur && (stale === undefined || cur.value === stale)) this.tokens.delete(entryId);
+  invalidate(source: Source, stale?: string): void {
+    const cur = this.tokens.get(source.key);
+    if (cur && (stale === undefined || cur.value === stale)) this.tokens.delete(source.key);
   }
 
-  /** Every secret value the auth of an entry uses now (for redaction of vendor messages). */
-  secretValues(entryId: string, auth: OutboundAuth): string[] {
-    const out = secretNames(auth)
-      .map((n) => this.env[n] ?? '')
-      .filter(Boolean);
-    if (auth.scheme === 'basic')
-      out.push(
-        Buffer.from(`${this.env[auth.username_env] ?? ''}:${this.env[auth.password_env] ?? ''}`).toString('base64'),
-      );
-    const token = this.tokens.get(entryId)?.value;
+  /** Every secret value a credential uses now (for redaction of vendor messages). */
+  secretValues(source: Source | undefined): string[] {
+    if (!source) return [];
+    const c = source.cred;
+    const out: string[] = [];
+    if (c.scheme === 'api_key') out.push(c.key);
+    else if (c.scheme === 'bearer') out.push(c.token);
+    else if (c.scheme === 'basic')
+      out.push(c.username, c.password, Buffer.from(`${c.username}:${c.password}`).toString('base64'));
+    else {
+      if (c.client_secret) out.push(c.client_secret);
+      if (c.scheme === 'oauth2_refresh_token') out.push(this.refreshNow(source));
+    }
+    const token = this.tokens.get(source.key)?.value;
     if (token) out.push(token);
-    return out;
+    return out.filter(Boolean);
   }
 
-  private async token(
-    entryId: string,
-    auth: Extract<OutboundAuth, { scheme: 'oauth2_client_credentials' }>,
-    signal?: AbortSignal,
-  ): Promise<Token> {
-    const cached = this.tokens.get(entryId);
+  private missing(entryId: string, auth: Sending, caller: Caller): SvcError {
+    const entry = Object.hasOwn(this.config.entries, entryId) ? this.config.entries[entryId] : undefined;
+    const who = caller.tenant ? `tenant \`${caller.tenant}\`` : 'anonymous callers';
+    const ways = [`add tenants.${caller.tenant || '""'}.credentials.${entryId} to the credentials file`];
+    if (entry?.fallback !== 'none') ways.push(`set ${secretNames(auth).join(', ')} in the server's environment`);
+    if (entry?.forward) ways.push(`or the caller sends its own in the ${entry.forward} header`);
+    return svcError('vendor_credentials_missing', `catalog \`${entryId}\` has no credentials for ${who}`, {
+      hint: `the operator can ${ways.join(', or ')}; nothing was sent`,
+    });
+  }
+
+  private refreshNow(source: Source): string {
+    const c = source.cred as Extract<Source['cred'], { scheme: 'oauth2_refresh_token' }>;
+    const r = this.rotated.get(source.key);
+    // The file holds a token of this chain (its first or one written back, maybe not yet the newest):
+    // the newest is the one to use. A token the chain never had is a new one from the operator.
+    return r && (r.to === c.refresh_token || r.from.includes(c.refresh_token)) ? r.to : c.refresh_token;
+  }
+
+  private async token(source: Source, auth: Sending, signal?: AbortSignal): Promise<Token> {
+    const cached = this.tokens.get(source.key);
     if (cached && cached.expiresAt > this.now()) return cached;
-    let p = this.inflight.get(entryId);
+    let p = this.inflight.get(source.key);
     if (!p) {
-      p = this.fetchToken(auth, signal).finally(() => this.inflight.delete(entryId));
-      this.inflight.set(entryId, p);
+      // Shared by every waiter, so bounded by a time limit of its own, not by the first waiter's
+      // signal: one run cancelled (or its attempt timed out) must not fail the others waiting.
+      const key = source.key;
+      p = this.fetchToken(source, auth, AbortSignal.timeout(TOKEN_TIMEOUT_MS))
+        .then((t) => {
+          if (key) this.tokens.set(key, t);
+          return t;
+        })
+        .finally(() => this.inflight.delete(key));
+      p.catch(() => undefined); // a failure nobody waits for any more is no unhandled rejection
+      this.inflight.set(key, p);
     }
-    const t = await p;
-    this.tokens.set(entryId, t);
+    return signal ? untilAborted(p, signal) : p;
+  }
+
+  private async fetchToken(source: Source, auth: Sending, signal?: AbortSignal): Promise<Token> {
+    const c = source.cred;
+    if (c.scheme !== 'oauth2_client_credentials' && c.scheme !== 'oauth2_refresh_token')
+      throw new Error('not an OAuth2 credential');
+    const fromCatalog = auth.scheme === 'oauth2_client_credentials' ? auth : undefined;
+    const client: TokenClient = {
+      token_url: c.token_url ?? fromCatalog?.token_url ?? '',
+      client_id: c.client_id,
+      ...(c.client_secret !== undefined ? { client_secret: c.client_secret } : {}),
+      ...((c.scopes ?? fromCatalog?.scopes) ? { scopes: c.scopes ?? fromCatalog!.scopes } : {}),
+      ...(c.scheme === 'oauth2_client_credentials' && c.audience ? { audience: c.audience } : {}),
+    };
+    if (c.scheme === 'oauth2_client_credentials') return clientCredentials(this.http, client, this.now(), signal);
+    const used = this.refreshNow(source);
+    const t = await refreshGrant(this.http, client, used, this.now(), signal);
+    if (t.refresh && t.refresh !== used) {
+      const prev = this.rotated.get(source.key);
+      const from = prev?.to === used ? [...prev.from, used] : [used];
+      this.rotated.set(source.key, { from: from.length > 9 ? [from[0]!, ...from.slice(-8)] : from, to: t.refresh });
+      if (source.place) this.onRotate?.(source.place, t.refresh);
+    }
     return t;
-  }
-
-  private async fetchToken(
-    auth: Extract<OutboundAuth, { scheme: 'oauth2_client_credentials' }>,
-    signal?: AbortSignal,
-  ): Promise<Token> {
-    const id = this.env[auth.client_id_env] ?? '';
-    const secret = this.env[auth.client_secret_env] ?? '';
-    const form = new URLSearchParams({ grant_type: 'client_credentials' });
-    if (auth.scopes.length) form.set('scope', auth.scopes.join(' '));
-    const res = await this.http.request(
-      {
-        method: 'POST',
-        url: auth.token_url,
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
-          authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
-        },
-        body: form.toString(),
-      },
-      { maxBodyBytes: 64 * 1024, ...(signal ? { signal } : {}) },
-    );
-    let body: { access_token?: unknown; expires_in?: unknown } = {};
-    try {
-      body = JSON.parse(res.body.toString('utf8')) as typeof body;
-    } catch {
-      /* reported below */
-    }
-    if (res.status !== 200 || typeof body.access_token !== 'string') {
-      throw new TokenError(res.status);
-    }
-    const ttl = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600;
-    return { value: body.access_token, expiresAt: this.now() + Math.max(1, ttl - 30) * 1000 };
-  }
-}
-
-/** The token endpoint refused or answered garbage; carries only the status, never the body. */
-export class TokenError extends Error {
-  constructor(readonly status: number) {
-    super(`token endpoint answered ${status}`);
   }
 }

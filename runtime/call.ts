@@ -6,13 +6,16 @@
 import { svcError, type ErrorCode, type SvcError } from '../common/errors.js';
 import type { Capability } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
-import { type AuthResolver, secretNames, TokenError } from './auth.js';
+import { type AuthResolver, TokenError } from './auth.js';
+import type { Caller } from './credentials/types.js';
 import { BodyTooLarge, RequestTimeout, type HttpClient, type HttpRequest, type HttpResponse } from './http-client.js';
 import { backoffMs, isResetError, retryAfterMs, RETRY_STATUSES, sleep, type RetryPolicy } from './retry.js';
 
 export interface CallContext {
   http: HttpClient;
   auth: AuthResolver;
+  /** Who the run's vendor calls are made for (their credentials are resolved for it). */
+  caller: Caller;
   requestTimeoutMs: number;
   maxBodyBytes: number;
   retry: RetryPolicy;
@@ -56,12 +59,17 @@ export async function callVendor(
   let sent = 0;
   let refreshed = false;
   let waited = 0;
+  const auth = entry.cgs.auth;
+  const resolved = auth.scheme === 'none' ? undefined : ctx.auth.source(entry.entry_id, auth, ctx.caller);
+  if (resolved && 'code' in resolved) return { ok: false, sent: 0, error: resolved };
+  const source = resolved;
+  const tls = ctx.auth.tls(entry.entry_id);
   for (;;) {
     attempts++;
     sent++;
     // A client that times requests out itself needs no signal of its own per attempt; a token
-    // fetch (OAuth2) is bounded by the attempt's signal, so that scheme keeps one.
-    const own = ctx.http.timeouts === true && entry.cgs.auth.scheme !== 'oauth2_client_credentials';
+    // fetch (OAuth2, no valid token cached) is bounded by the attempt's signal, so it gets one.
+    const own = ctx.http.timeouts === true && !(source && ctx.auth.mayFetch(source));
     const attempt = own ? undefined : attemptSignal(signal, ctx.requestTimeoutMs);
     const both = attempt?.signal ?? signal;
     let res: HttpResponse | undefined;
@@ -70,15 +78,14 @@ export async function callVendor(
     let timedOut = false;
     try {
       // Without vendor auth the request goes as built (auth writes into a copy, never into `req`).
-      const outgoing: HttpRequest = entry.cgs.auth.scheme === 'none' ? req : { ...req, headers: { ...req.headers } };
-      if (outgoing !== req) {
-        await ctx.auth.apply(entry.entry_id, entry.cgs.auth, outgoing, both);
-        usedToken = outgoing.headers.authorization?.replace(/^Bearer /, '');
-      }
+      const outgoing: HttpRequest = source ? { ...req, headers: { ...req.headers } } : req;
+      if (source)
+        usedToken = await ctx.auth.apply(source, auth as Exclude<typeof auth, { scheme: 'none' }>, outgoing, both);
       res = await ctx.http.request(outgoing, {
         signal: both,
         maxBodyBytes: ctx.maxBodyBytes,
         ...(own ? { timeoutMs: ctx.requestTimeoutMs } : {}),
+        ...(tls ? { tls } : {}),
       });
     } catch (e) {
       if (signal.aborted) return { ok: false, sent, error: abortError(signal, what) };
@@ -99,7 +106,7 @@ export async function callVendor(
         return fail(
           'vendor_auth_failed',
           `the OAuth2 token endpoint of \`${entry.entry_id}\` answered ${e.status}`,
-          `check the client credentials in ${secretNames(entry.cgs.auth).join(', ')}`,
+          `check the client credentials in ${source?.from ?? 'the credentials'}`,
         );
       // Agent-facing: the entry, never its URL (which may carry a credential, and is the operator's business).
       else
@@ -113,9 +120,9 @@ export async function callVendor(
       attempt?.done();
     }
     if (res) {
-      if (res.status === 401 && entry.cgs.auth.scheme === 'oauth2_client_credentials' && !refreshed) {
+      if (res.status === 401 && source && ctx.auth.refreshable(source) && !refreshed) {
         refreshed = true;
-        ctx.auth.invalidate(entry.entry_id, usedToken);
+        ctx.auth.invalidate(source, usedToken);
         attempts--;
         continue;
       }
@@ -123,7 +130,7 @@ export async function callVendor(
       failure = {
         ok: false,
         sent,
-        error: vendorError(entry, cap, res, ctx.auth.secretValues(entry.entry_id, entry.cgs.auth)),
+        error: vendorError(entry, cap, res, ctx.auth.secretValues(source), source?.from),
       };
       if (!idempotent || !RETRY_STATUSES.has(res.status)) return failure;
     }
@@ -233,16 +240,28 @@ export function redact(text: string, secrets: string[]): string {
   return out;
 }
 
-function vendorError(entry: RegistryEntry, cap: Capability, res: HttpResponse, secrets: string[]): SvcError {
+function vendorError(
+  entry: RegistryEntry,
+  cap: Capability,
+  res: HttpResponse,
+  secrets: string[],
+  from: string | undefined,
+): SvcError {
   const excerpt = vendorMessage(res, secrets);
   const message = `${entry.entry_id} answered ${res.status} to ${cap.name} (${cap.http.method} ${cap.http.path})${excerpt ? `: ${excerpt}` : ''}`;
   return svcError('vendor_error', message, {
-    hint: vendorHint(entry, cap, res.status, excerpt),
+    hint: vendorHint(entry, cap, res.status, excerpt, from),
     cause: String(res.status),
   });
 }
 
-function vendorHint(entry: RegistryEntry, cap: Capability, status: number, excerpt: string): string {
+function vendorHint(
+  entry: RegistryEntry,
+  cap: Capability,
+  status: number,
+  excerpt: string,
+  from: string | undefined,
+): string {
   if (status === 400 || status === 422) {
     const named = cap.params.find((p) => new RegExp(`\\b${p.name}\\b`).test(excerpt));
     if (named?.type === 'enum')
@@ -251,9 +270,8 @@ function vendorHint(entry: RegistryEntry, cap: Capability, status: number, excer
     return 'the vendor rejected the arguments; check them against the teaching table';
   }
   if (status === 401 || status === 403) {
-    const names = secretNames(entry.cgs.auth);
-    return names.length
-      ? `the vendor refused the credentials from ${names.join(', ')}`
+    return from
+      ? `the vendor refused the credentials from ${from}`
       : 'the vendor wants credentials the catalog does not declare';
   }
   if (status >= 300 && status < 400)

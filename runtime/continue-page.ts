@@ -5,10 +5,9 @@
 import { svcError, type SvcError } from '../common/errors.js';
 import type { Entity } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
-import { checkSecrets } from './auth.js';
 import { RunAbort } from './call.js';
 import { project, type Row } from './decode.js';
-import { budgetOf, callContext, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
+import { budgetOf, callContext, credentialProblem, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
 import { fetchRows, type Fetched, type PageState } from './fetch-rows.js';
 import { limiter } from './limiter.js';
 import { attachNests } from './nest.js';
@@ -32,11 +31,10 @@ export async function continuePage(
     };
   }
   const entity: Entity = registry.entity(state.api, cap.entity)!;
-  const env = opts.env ?? process.env;
-  const missing = checkSecrets(entry.entry_id, entry.cgs.auth, env);
+  const ctx = callContext(opts, opts.env ?? process.env);
+  const missing = credentialProblem(ctx, entry);
   if (missing) return { rows: [], error: missing };
   if (state.last && !state.buffer?.length) return { rows: [] };
-  const ctx = callContext(opts, env);
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new RunAbort('deadline_exceeded')),

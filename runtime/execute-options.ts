@@ -2,8 +2,11 @@
  * What a run (or a page continuation) is configured with, and what is built from it: the call
  * context of its vendor calls (HTTP client, auth, timeouts, retries, clock) and its call budget.
  */
+import type { SvcError } from '../common/errors.js';
+import type { RegistryEntry } from '../pack/registry.js';
 import { AuthResolver, type Env } from './auth.js';
 import type { CallContext } from './call.js';
+import { NO_CALLER, type Caller } from './credentials/types.js';
 import type { CallBudget } from './fetch-rows.js';
 import { PooledHttpClient, type HttpClient } from './http-client.js';
 import type { ProgressEvent } from './progress.js';
@@ -33,8 +36,10 @@ export interface ExecuteOptions {
   /** Environment holding the secrets named by catalogs (default process.env). */
   env?: Env;
   http?: HttpClient;
-  /** Reuse one resolver to keep OAuth2 tokens across runs. */
+  /** Reuse one resolver to keep OAuth2 tokens across runs (and to use a credentials file). */
   auth?: AuthResolver;
+  /** Who the vendor calls are made for: credentials are resolved for this tenant and subject. */
+  caller?: Caller;
   onProgress?: (e: ProgressEvent) => void;
   /** Coalescing interval of running updates (default 2000 ms). */
   progressIntervalMs?: number;
@@ -56,6 +61,7 @@ export function callContext(opts: ExecuteOptions, env: Env): CallContext {
   return {
     http,
     auth: opts.auth ?? new AuthResolver(env, http, now),
+    caller: opts.caller ?? NO_CALLER,
     requestTimeoutMs: opts.requestTimeoutMs ?? RUNTIME_DEFAULTS.requestTimeoutMs,
     maxBodyBytes: opts.maxBodyBytes ?? RUNTIME_DEFAULTS.maxBodyBytes,
     retry: opts.retry ?? DEFAULT_RETRY,
@@ -73,4 +79,10 @@ export function defaultHttpClient(): HttpClient {
 /** The call budget of a run (or a continuation), when `maxCalls` is set. */
 export function budgetOf(opts: ExecuteOptions): CallBudget | undefined {
   return opts.maxCalls === undefined ? undefined : { max: Math.max(0, opts.maxCalls), used: 0 };
+}
+
+/** The problem of a caller without a credential for `entry` (checked before any request), if any. */
+export function credentialProblem(ctx: CallContext, entry: RegistryEntry): SvcError | undefined {
+  const s = ctx.auth.source(entry.entry_id, entry.cgs.auth, ctx.caller);
+  return s && 'code' in s ? s : undefined;
 }

@@ -8,8 +8,7 @@
 import { svcError, type SvcError } from '../common/errors.js';
 import type { Registry, RegistryEntry } from '../pack/registry.js';
 import type { Plan } from '../compiler/plan.js';
-import { checkSecrets } from './auth.js';
-import { callContext, type ExecuteOptions } from './execute-options.js';
+import { callContext, credentialProblem, type ExecuteOptions } from './execute-options.js';
 import { Run } from './run.js';
 import type { RunResult } from './run-result.js';
 
@@ -50,11 +49,11 @@ export async function executePlan(plan: Plan, registry: Registry, opts: ExecuteO
     }
     entries.set(s.api, e);
   }
-  const env = opts.env ?? process.env;
+  const ctx = callContext(opts, opts.env ?? process.env);
   for (const e of entries.values()) {
-    const missing = checkSecrets(e.entry_id, e.cgs.auth, env);
+    const missing = credentialProblem(ctx, e);
     if (missing) return refuse(missing);
   }
-  const run = new Run(plan, registry, entries, callContext(opts, env), opts, started);
+  const run = new Run(plan, registry, entries, ctx, opts, started);
   return run.execute();
 }

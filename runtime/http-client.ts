@@ -4,6 +4,7 @@
  * and decoding, so tests and benchmarks can swap this for another `HttpClient`.
  */
 import { Pool } from 'undici';
+import type { ClientTls } from './credentials/types.js';
 
 export interface HttpRequest {
   method: string;
@@ -39,6 +40,8 @@ export interface RequestOptions {
   maxBodyBytes: number;
   /** Clients with `timeouts: true` end the request after this long with `RequestTimeout`. */
   timeoutMs?: number;
+  /** Client certificate (mTLS) of the connection: requests with one get pools of their own. */
+  tls?: ClientTls;
 }
 
 export interface HttpClient {
@@ -58,15 +61,17 @@ export class PooledHttpClient implements HttpClient {
 
   constructor(private readonly connectionsPerOrigin = 64) {}
 
-  private pool(origin: string): Pool {
-    let p = this.pools.get(origin);
+  private pool(origin: string, tls: ClientTls | undefined): Pool {
+    const key = tls ? `${origin}\0${tls.id}` : origin;
+    let p = this.pools.get(key);
     if (!p) {
       p = new Pool(origin, {
         connections: this.connectionsPerOrigin,
         keepAliveTimeout: 10_000,
         keepAliveMaxTimeout: 60_000,
+        ...(tls ? { connect: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}) } } : {}),
       });
-      this.pools.set(origin, p);
+      this.pools.set(key, p);
     }
     return p;
   }
@@ -98,7 +103,7 @@ export class PooledHttpClient implements HttpClient {
     const { origin, path } = this.target(req.url);
     return new Promise<HttpResponse>((resolve, reject) => {
       const handler = new Collect(resolve, reject, opts.maxBodyBytes, opts.signal, opts.timeoutMs);
-      this.pool(origin).dispatch(
+      this.pool(origin, opts.tls).dispatch(
         { method: req.method as 'GET', path, headers: req.headers, body: req.body ?? null },
         handler,
       );

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# npm pretest: the system programs the tests start themselves (today redis-server, a Debian
-# package). A missing one is installed when we are root with apt-get; otherwise the run stops with
-# one line naming the command to run. Tests never skip for want of one.
+# npm pretest: the system programs the tests start themselves (redis-server; openssl, which makes
+# the test CA of the mTLS tests; both Debian packages). A missing one is installed when we are
+# root with apt-get; otherwise the run stops with one line naming the command to run. Tests never
+# skip for want of one.
 set -euo pipefail
 
 need() {
@@ -18,3 +19,4 @@ need() {
 }
 
 need redis-server redis-server
+need openssl openssl

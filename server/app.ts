@@ -9,6 +9,8 @@ import type { LoadOptions, Registry } from '../pack/index.js';
 import { SILENT, type Logger } from '../common/log.js';
 import type { ArtifactStore } from '../runtime/artifacts/index.js';
 import type { ExecuteOptions } from '../runtime/execute.js';
+import type { AuthResolver } from '../runtime/auth.js';
+import { withAuth } from './execute/caller.js';
 import { ExecuteService } from './execute/service.js';
 import { MemorySessionRepository } from './execute/memory-repository.js';
 import type { SessionRepository } from './execute/repository.js';
@@ -20,7 +22,7 @@ import { catalogRoutes } from './routes/catalog.js';
 import { executeRoutes } from './routes/execute.js';
 import { wwwAuthenticate } from './auth/auth-problem.js';
 import { InboundAuth } from './auth/inbound-auth.js';
-import { ANONYMOUS, type Principal } from './auth/principal.js';
+import { ANONYMOUS, whoOf, type Principal } from './auth/principal.js';
 import { answerErrors, answerFailure } from './answer-errors.js';
 import { reload } from './reload.js';
 import { TenantScopes, TransportKeys, type McpConfig } from './mcp/config.js';
@@ -59,6 +61,12 @@ export interface AppOptions {
   mcp?: McpConfig;
   /** Where MCP transport sessions are shared with other replicas (with Redis); default: not shared. */
   shared?: SharedKv;
+  /**
+   * Whether callers of a tenant may only read (docs/auth.md "Read-only callers"): asked per compile,
+   * teaching and tool model. `svc serve` builds it with `readOnlyFromEnv` (SVC_READ_ONLY, OR-ed with
+   * a per-tenant predicate). Default: nobody.
+   */
+  readOnly?: (tenant: string) => boolean;
 }
 
 export class SvcApp {
@@ -69,6 +77,8 @@ export class SvcApp {
   private readonly started: number;
   private readonly auth: InboundAuth;
   private readonly principals = new WeakMap<IncomingMessage, Principal>();
+  /** Runtime options of every run, with the outbound credentials resolver they share. */
+  private readonly runtime: ExecuteOptions & { auth: AuthResolver };
   readonly logger: Logger;
   readonly limits: Limits;
   /** Requests that failed so far: numbers the request ids of log lines and error answers. */
@@ -93,15 +103,17 @@ export class SvcApp {
         { maxSessions: this.limits.maxSessions, maxSessionsPerTenant: this.limits.maxSessionsPerTenant },
         now,
       );
+    this.runtime = withAuth(opts.runtime ?? {});
     this.service = new ExecuteService({
       registry: () => this.registry,
       sessions: this.sessions,
       artifacts: opts.artifacts,
-      runtime: opts.runtime ?? {},
+      runtime: this.runtime,
       now,
       limits: this.limits,
       logger: this.logger,
       replica: this.replica,
+      ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
     });
     this.surfaces = opts.surfaces ?? { http: true, mcp: true };
     if (this.surfaces.mcp)
@@ -124,8 +136,17 @@ export class SvcApp {
       );
     this.router.add('GET', '/v1/health', async (_req, res) => sendJson(res, 200, await this.health(now)));
     if (!this.surfaces.http) return;
-    catalogRoutes(this.router, () => this.registry);
-    executeRoutes(this.router, { service: this.service, tenant: (req) => this.principal(req).tenant });
+    const readOnly = opts.readOnly ?? (() => false);
+    catalogRoutes(
+      this.router,
+      () => this.registry,
+      (req) => readOnly(this.principal(req).tenant),
+    );
+    executeRoutes(this.router, {
+      service: this.service,
+      tenant: (req) => this.principal(req).tenant,
+      who: (req) => whoOf(this.principal(req), req.headers),
+    });
     this.router.add('GET', '/v1/incoming-auth/context', (req, res) => {
       const p = this.principal(req);
       sendJson(res, 200, {
@@ -205,6 +226,7 @@ export class SvcApp {
       operations: { running: this.service.background.runningCount, max: this.limits.maxRunningOps },
       plan_cache: this.service.plans.stats(),
       artifacts: this.service.artifacts.stats(),
+      outbound: this.runtime.auth.stats(),
     };
   }
 

@@ -17,6 +17,7 @@ import { hostSlug, newSessionId, normalizeServer, paths } from '../workspace/pat
 import { loadProfile } from '../workspace/profile.js';
 import { entryFromCgs } from '../workspace/fetched-catalog.js';
 import { activeSession, ClientSession, setCurrent, type SessionMeta } from '../workspace/session.js';
+import { readableWave } from '../../server/execute/read-only.js';
 
 interface ContextFlags {
   intent?: string;
@@ -140,7 +141,7 @@ export function contextCommand(): Command {
 
       // The server session first (it can refuse), then the client's symbols, taught in the same order.
       const symbols = existing ? existing.readSymbols() : session.readSymbols();
-      const steps: Array<{ seeds: Seed[]; serverWave: string }> = [];
+      const steps: Array<{ seeds: Seed[]; serverWave: string; readOnly: boolean }> = [];
       const opened = !existing;
       if (opened) {
         const primary = seeds[0]!.api;
@@ -155,18 +156,20 @@ export function contextCommand(): Command {
         );
         meta.prompt_hash = field(open.prompt_hash);
         meta.session = field(open.session);
-        steps.push({ seeds: first, serverWave: field(open.wave) });
+        steps.push({ seeds: first, serverWave: field(open.wave), readOnly: open.read_only === true });
         const rest = seeds.filter((s) => s.api !== primary);
-        if (rest.length) steps.push({ seeds: rest, serverWave: await extend(client, meta, rest) });
+        if (rest.length) steps.push({ seeds: rest, ...(await extend(client, meta, rest)) });
       } else {
-        steps.push({ seeds, serverWave: await extend(client, meta, seeds) });
+        steps.push({ seeds, ...(await extend(client, meta, seeds)) });
       }
 
       const rows: string[] = [];
       const repeated: Seed[] = [];
       let added = 0;
       for (const step of steps) {
-        const wave = symbols.expose(registry, step.seeds);
+        // A read-only caller is taught no write (the server says so); its symbols are numbered the same.
+        const exposed = symbols.expose(registry, step.seeds);
+        const wave = step.readOnly ? readableWave(exposed, registry) : exposed;
         repeated.push(...wave.repeated);
         added += waveSize(wave);
         const local = waveSize(wave) ? renderWave(wave, registry, symbols) : '';
@@ -220,13 +223,18 @@ export function contextCommand(): Command {
     });
 }
 
-async function extend(client: ServerClient, meta: SessionMeta, seeds: Seed[]): Promise<string> {
+async function extend(
+  client: ServerClient,
+  meta: SessionMeta,
+  seeds: Seed[],
+): Promise<{ serverWave: string; readOnly: boolean }> {
   const a = await client.request(`/execute/${meta.prompt_hash}/${meta.session}/context`, {
     body: JSON.stringify({ seeds: seeds.map(seedText) }),
     contentType: 'application/json',
   });
   throwIfAuth(a, client.base, [...meta.seeds, ...seeds.map(seedText)]);
-  if (a.status >= 200 && a.status < 300 && a.json) return field(a.json.wave);
+  if (a.status >= 200 && a.status < 300 && a.json)
+    return { serverWave: field(a.json.wave), readOnly: a.json.read_only === true };
   const e = firstError(a);
   const gone = e.code === 'unknown_session' || e.code === 'session_stale';
   throw new TerminalError(

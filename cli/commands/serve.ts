@@ -20,6 +20,8 @@ import { parsePort } from '../parse-port.js';
 import { inboundAuthFromEnv } from '../../server/auth/inbound.js';
 import { mcpConfigFromEnv } from '../../server/mcp/config.js';
 import { sessionStoreFromEnv } from '../../server/stores.js';
+import { readOnlyFromEnv } from '../../server/read-only-env.js';
+import { CREDENTIALS_ENV, outboundFromEnv } from '../../server/credentials.js';
 
 interface ServeFlags extends CatalogFlags {
   http?: boolean;
@@ -50,6 +52,8 @@ Environment (limits: see docs/http.md "Limits"):
   SVC_INCOMING_AUTH_MODE            off (default), optional or required (see docs/auth.md)
   SVC_AUTH_JWT_SECRET               HMAC secret of HS256 bearer JWTs; SVC_AUTH_JWT_ISSUER / SVC_AUTH_JWT_AUDIENCE check iss / aud
   SVC_AUTH_API_KEYS_FILE            JSON array of {key, tenant_id, subject} for X-API-Key
+  SVC_OUTBOUND_CREDENTIALS_FILE     vendor credentials per tenant and user, forwarding, mTLS (JSON or YAML, mode 600; SIGHUP reloads)
+  SVC_READ_ONLY                     true: every caller may only read (writes are refused with read_only); false (default)
   SVC_CONTROL_PLANE_SECRET          enables POST /internal/catalog-registry/v1/reload (header x-svc-control-plane-secret)
   SVC_BACKEND_URL_<ENTRY_ID>        backend URL override of one catalog (--backend wins)
   SVC_MCP_TRANSPORT_KV_URL          redis://host:port/db: sessions, tokens, page handles and operations shared by replicas (default: this process)
@@ -116,6 +120,8 @@ export async function startServe(
       }),
     ]);
   const auth = await inboundAuthFromEnv(env);
+  const outbound = await outboundFromEnv(env, loaded.registry, logger);
+  const readOnly = readOnlyFromEnv(env, outbound.file ? (t) => outbound.auth.readOnly(t) : undefined);
   const mcp = surfaces.mcp ? await mcpConfigFromEnv(env) : undefined;
   const settings = artifactSettingsFromEnv(env);
   const store = await sessionStoreFromEnv(env, limits, logger);
@@ -131,10 +137,11 @@ export async function startServe(
     ...(flags.catalogDir ? { catalogDir: flags.catalogDir } : {}),
     loadOptions,
     artifacts,
-    runtime: { env },
+    runtime: { env, auth: outbound.auth },
     limits,
     auth,
     surfaces,
+    ...(readOnly ? { readOnly } : {}),
     ...(mcp ? { mcp } : {}),
     ...(env.SVC_CONTROL_PLANE_SECRET ? { controlPlaneSecret: env.SVC_CONTROL_PLANE_SECRET } : {}),
     logger,
@@ -151,6 +158,10 @@ export async function startServe(
   out(
     `inbound auth: ${auth.mode}${auth.mode === 'off' ? '' : ` (${[auth.config.jwtSecret ? 'JWT HS256' : '', auth.config.apiKeys ? `${auth.config.apiKeys.length} API keys` : ''].filter(Boolean).join(', ')})`}\n`,
   );
+  if (env.SVC_READ_ONLY?.trim() === 'true') out('read-only: every caller may only read (SVC_READ_ONLY)\n');
+  if (outbound.file) out(`outbound credentials: ${CREDENTIALS_ENV} (reloaded on SIGHUP)\n`);
+  const onHup = () => void outbound.reload(app.registry);
+  if (outbound.file) process.on('SIGHUP', onHup);
   out(
     store.kind === 'redis'
       ? `sessions: shared in Redis; this replica is ${store.replica.id}\n`
@@ -169,6 +180,7 @@ export async function startServe(
     listening,
     app,
     stop: async () => {
+      process.off('SIGHUP', onHup);
       await listening.close(limits.shutdownGraceMs);
       await artifacts.close();
       await store.close();

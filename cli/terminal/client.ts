@@ -10,6 +10,7 @@ import type { Profile } from '../workspace/profile.js';
 import { header, readText, send } from './http.js';
 import { normalizeServer } from '../workspace/paths.js';
 import { TERMINAL_EXIT, TerminalError } from './errors.js';
+import { vendorHeaders } from './vendor-headers.js';
 
 /** A JSON object as received: fields are read through `field` and `objectOf`. */
 export type JsonObject = { [key: string]: unknown };
@@ -45,13 +46,19 @@ export interface RequestInit {
 
 export class ServerClient {
   readonly base: string;
-  constructor(private readonly profile: Profile) {
+  /** Vendor credentials for the server to forward (`SVC_VENDOR_HEADER_*`). */
+  private readonly vendor: Record<string, string>;
+  constructor(
+    private readonly profile: Profile,
+    env: Record<string, string | undefined> = process.env,
+  ) {
     this.base = normalizeServer(profile.server);
+    this.vendor = vendorHeaders(env);
   }
 
-  /** The profile's credential headers (`X-API-Key`), for requests sent outside `request`. */
+  /** The profile's credential headers (`X-API-Key`) and the vendor headers, for requests sent outside `request`. */
   credentials(): Record<string, string> {
-    return this.profile.api_key ? { 'x-api-key': this.profile.api_key } : {};
+    return { ...this.vendor, ...(this.profile.api_key ? { 'x-api-key': this.profile.api_key } : {}) };
   }
 
   async request(path: string, init: RequestInit = {}): Promise<HttpAnswer> {

@@ -12,3 +12,23 @@ export interface Principal {
 }
 
 export const ANONYMOUS: Principal = { method: 'anonymous', tenant: '' };
+
+/** Request headers as node or the MCP SDK hands them over. */
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+/**
+ * The sender of a request for the execute core: its subject, and a reader of its headers. The
+ * core asks only for the forwarding headers the credentials file names (lower-case names).
+ */
+export function whoOf(
+  p: Principal,
+  headers: HeaderBag | undefined,
+): { subject?: string; header: (name: string) => string | undefined } {
+  return {
+    ...(p.subject !== undefined ? { subject: p.subject } : {}),
+    header: (name) => {
+      const v = headers?.[name];
+      return Array.isArray(v) ? v[0] : v;
+    },
+  };
+}

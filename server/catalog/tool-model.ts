@@ -1,7 +1,8 @@
 /**
  * The tool model of one registry entry (GET /v1/registry/{entry_id}/tool-model): what an agent
  * or a tool generator needs to know about a slice of the catalog, with the static `execute`
- * notes on continuations, paging, long operations and review.
+ * notes on continuations, paging, long operations and review. A read-only caller's model has no
+ * write (no verb, line or kind whose capability kind is in `WRITE_KINDS`).
  */
 import { svcError, type SvcError } from '../../common/errors.js';
 import { suggestHint } from '../../common/suggest.js';
@@ -23,6 +24,13 @@ export const EXECUTE_NOTES = {
     'Live execute with wait=false starts the run in the background and answers a line with wait(oN) (sign +). Poll with wait(oN) every 3 to 5 seconds until ! (done), x (cancelled) or ? (failed); cancel(oN) stops it. Handles are minted by the host.',
   review_gate:
     'A plan that changes vendor data (create, update, delete, action) or whose flow is not clean needs review: dry-run it with mode=plan to get pcN and its verdict, then run the same program with plan_commit_ref=pcN within 10 minutes (a pcN of a plan with writes runs once), or pass force=true. Clean reads run at once.',
+} as const;
+
+/** The `execute` notes of a read-only caller: its review gate only ever sees reads. */
+export const READ_ONLY_NOTES = {
+  ...EXECUTE_NOTES,
+  review_gate:
+    'This caller may only read: a program that changes vendor data is refused with read_only before anything is sent. A read whose flow is not clean needs review: dry-run it with mode=plan to get pcN, then run the same program with plan_commit_ref=pcN within 10 minutes, or pass force=true. Clean reads run at once.',
 } as const;
 
 export interface ToolModelQuery {
@@ -82,13 +90,16 @@ function verb(c: Capability, defaults: ReturnType<typeof defaultReads>) {
   return v;
 }
 
+/** The tool model; `readOnly` (a read-only caller, see server/execute/read-only.ts) leaves every write out. */
 export function toolModel(
   registry: Registry,
   entry: RegistryEntry,
   mode: Focus,
   entities: Entity[],
+  readOnly = false,
 ): Record<string, unknown> {
   const cgs = entry.cgs;
+  const shown = (c: Capability) => !readOnly || !WRITE_KINDS.has(c.kind);
   const out: Record<string, unknown> = {};
   for (const e of entities) {
     const defaults = defaultReads(registry, entry.entry_id, e.name);
@@ -96,7 +107,10 @@ export function toolModel(
       description: e.description,
       id_field: e.id_field,
       fields: e.fields.map((f) => ({ name: f.name, type: describeType(f), description: f.description })),
-      verbs: registry.capabilitiesOf(entry.entry_id, e.name).map((c) => verb(c, defaults)),
+      verbs: registry
+        .capabilitiesOf(entry.entry_id, e.name)
+        .filter(shown)
+        .map((c) => verb(c, defaults)),
       relations: e.relations.map((r) => ({
         name: r.name,
         target: r.target,
@@ -113,7 +127,7 @@ export function toolModel(
       entity_ref_links: e.fields
         .filter((f) => f.type === 'ref')
         .map((f) => ({ field: f.name, entity: (f as { entity: string }).entity })),
-      domain_lines: domainLines(entry.entry_id, e, registry),
+      domain_lines: domainLines(entry.entry_id, e, registry, shown),
     };
   }
   const relationEdges = cgs.entities.reduce((n, e) => n + e.relations.length, 0);
@@ -123,18 +137,18 @@ export function toolModel(
     overview: {
       entity_count: cgs.entities.length,
       relation_edge_count: relationEdges,
-      verb_count: cgs.capabilities.length,
+      verb_count: cgs.capabilities.filter(shown).length,
     },
-    execute: EXECUTE_NOTES,
+    ...(readOnly ? { read_only: true } : {}),
+    execute: readOnly ? READ_ONLY_NOTES : EXECUTE_NOTES,
     auth: authBlock(entry),
     entities: out,
     domain: {
       model: {
         kinds: Object.fromEntries(
-          ['query', 'get', 'search', 'create', 'update', 'delete', 'action'].map((k) => [
-            k,
-            cgs.capabilities.filter((c) => c.kind === k).length,
-          ]),
+          (['query', 'get', 'search', 'create', 'update', 'delete', 'action'] as const)
+            .filter((k) => !readOnly || !WRITE_KINDS.has(k))
+            .map((k) => [k, cgs.capabilities.filter((c) => c.kind === k).length]),
         ),
         cross_entity_hints: cgs.entities.flatMap((e) =>
           e.fields
@@ -157,9 +171,9 @@ export function toolModel(
 }
 
 /** Plain-language lines about an entity (what the teaching rows say, without symbols). */
-function domainLines(api: string, e: Entity, registry: Registry): string[] {
+function domainLines(api: string, e: Entity, registry: Registry, shown: (c: Capability) => boolean): string[] {
   const lines = [`${api}:${e.name}: ${e.description || e.name}`];
-  for (const c of registry.capabilitiesOf(api, e.name))
+  for (const c of registry.capabilitiesOf(api, e.name).filter(shown))
     lines.push(
       `${c.kind} ${c.name}(${c.params.map((p) => `${p.name}${p.required ? '' : '?'}`).join(', ')})${WRITE_KINDS.has(c.kind) ? ' [write: needs review]' : ''}`,
     );

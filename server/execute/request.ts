@@ -29,6 +29,17 @@ export interface ProgramRequest {
   onProgress?: (e: ProgressEvent) => void;
   /** A page continuation answers at most this many rows; the rest come with its next handle (MCP). */
   pageRows?: number;
+  /** Who sends it (per-user credentials, forwarded vendor credentials); the tenant is the session's. */
+  who?: Who;
+}
+
+/**
+ * The sender of a request as its surface knows it: the subject inbound auth decided, and a reader
+ * of its headers (the core reads only the forwarding headers the credentials file names).
+ */
+export interface Who {
+  subject?: string;
+  header?: (name: string) => string | undefined;
 }
 
 /** The gate and run flags of a request, without the program. */
@@ -42,6 +53,8 @@ export interface Follow {
   onLine?: (e: FollowLine) => void;
   /** A page handle answers at most this many rows; the rest come with its next handle (MCP). */
   pageRows?: number;
+  /** Who asks (credentials of the run's vendor calls). */
+  who?: Who;
 }
 
 /** One line of an awaited run: the line, the operation's handle, and on the accept line the plan's commit id. */
@@ -67,4 +80,6 @@ export interface ServiceDeps {
   logger?: Logger;
   /** This process among replicas sharing the session store (default: one process, no leases). */
   replica?: ReplicaOptions;
+  /** Whether callers of `tenant` may only read (SVC_READ_ONLY, or read_only per tenant in the credentials file). Default: nobody. */
+  readOnly?: (tenant: string) => boolean;
 }

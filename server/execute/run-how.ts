@@ -1,13 +1,20 @@
 /** How a live run was let through the review gate, and the runtime options that follow from it. */
 import type { ExecuteOptions } from '../../runtime/execute.js';
+import type { Caller } from '../../runtime/credentials/types.js';
 
 /** How a live run was let through the gate: whether writes were accepted, and its call cap. */
 export interface RunHow {
   accepted: boolean;
   maxCalls: number | undefined;
+  /** Who the vendor calls are made for. */
+  caller?: Caller;
 }
 
 /** The runtime options that `how` sets. */
-export function runOptions(how: RunHow): Pick<ExecuteOptions, 'accepted' | 'maxCalls'> {
-  return { accepted: how.accepted, ...(how.maxCalls !== undefined ? { maxCalls: how.maxCalls } : {}) };
+export function runOptions(how: RunHow): Pick<ExecuteOptions, 'accepted' | 'maxCalls' | 'caller'> {
+  return {
+    accepted: how.accepted,
+    ...(how.maxCalls !== undefined ? { maxCalls: how.maxCalls } : {}),
+    ...(how.caller ? { caller: how.caller } : {}),
+  };
 }

@@ -9,10 +9,10 @@ import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { SILENT, type Logger } from '../../common/log.js';
 import { quote } from '../../common/quote.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
-import { parseProgram } from '../../compiler/parse.js';
 import type { Plan, Review } from '../../compiler/plan.js';
 import type { Registry } from '../../pack/registry.js';
-import { executePlan, type RunResult } from '../../runtime/execute.js';
+import type { AuthResolver } from '../../runtime/auth.js';
+import { executePlan, type ExecuteOptions } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
 import { WriteBehindStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits.js';
@@ -21,25 +21,30 @@ import { findSession, type Found } from './find-session.js';
 import type { Outcome } from './outcome.js';
 import { continuePageHandle } from './pages.js';
 import { finishRun, liveOutcome } from './finish-run.js';
+import { refuseWrites } from './read-only.js';
 import { callCap, dryRun, passGate, tokenProgram } from './review-gate.js';
 import { PlanCache } from './plan-cache.js';
 import { reviewResolvedPlan } from './resolved-plan.js';
 import type { SessionKey, SessionState } from './state.js';
 import { Teacher, type OpenRequest } from './teach.js';
-import type { Follow, ProgramRequest, RunRequest, ServiceDeps } from './request.js';
+import type { Follow, ProgramRequest, RunRequest, ServiceDeps, Who } from './request.js';
 import { storedRun } from './stored-run.js';
 import { LogicalSessions } from './logical.js';
 import { localReplica } from './replica.js';
-import { checkPins, cleanRead, compileInSession, type Compiled } from './session-compile.js';
+import { callerOf, withAuth } from './caller.js';
+import { checkPins, cleanRead, compileInSession, pollOnly, type Compiled } from './session-compile.js';
 
 export { cleanRead } from './session-compile.js';
 
 export { PLAN_TOKEN_TTL_MS } from './repository.js';
 
-export type { Follow, ProgramRequest, RunRequest, ServiceDeps } from './request.js';
+export type { Follow, ProgramRequest, RunRequest, ServiceDeps, Who } from './request.js';
 
 /** A page handle as a run_ref: `pgN`, or `l_<token>_pgN`. */
 const PAGE_REF = /^(l_[A-Za-z0-9]+_)?pg\d{1,9}$/;
+
+/** finishRun's arguments after its dependencies. */
+type FinishArgs = Parameters<typeof finishRun> extends [unknown, ...infer A] ? A : never;
 
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
@@ -55,6 +60,8 @@ export class ExecuteService {
   /** Logical sessions (MCP): refs bound to sessions, context calls. */
   readonly logical: LogicalSessions;
   private readonly backgroundHttp: HttpClient;
+  /** Runtime options of every run, with the outbound credentials resolver they share. */
+  private readonly runtime: ExecuteOptions & { auth: AuthResolver };
   /** Aborted at shutdown: synchronous runs still going are cancelled with it. */
   private readonly stopping = new AbortController();
   /** The run artifacts: a clean read's is written after its answer (`putLater`). */
@@ -68,14 +75,15 @@ export class ExecuteService {
     this.limits = { ...DEFAULT_LIMITS, ...deps.limits };
     this.plans = deps.planCache ?? new PlanCache();
     this.backgroundHttp = deps.backgroundHttp ?? new PooledHttpClient();
-    this.teach = new Teacher(deps.registry, deps.sessions);
+    this.runtime = withAuth(deps.runtime);
+    this.teach = new Teacher(deps.registry, deps.sessions, deps.readOnly);
     this.logical = new LogicalSessions({ registry: deps.registry, repo: deps.sessions, teach: this.teach });
     this.background = new Background({
       registry: deps.registry,
       repo: deps.sessions,
       artifacts: this.artifacts,
       runtime: {
-        ...deps.runtime,
+        ...this.runtime,
         http: this.backgroundHttp,
         deadlineMs: this.limits.backgroundDeadlineMs,
         background: true,
@@ -133,8 +141,12 @@ export class ExecuteService {
     return this.planOrRun(s, plan, commit_id, review, req, req.program);
   }
 
-  /** A dry-run (`plan`, or `auto` for anything but a clean read), else the gate and a run (`auto` awaits it). */
+  /**
+   * A dry-run (`plan`, or `auto` for anything but a clean read), else the gate and a run (`auto`
+   * awaits it); a read-only caller's plan with a write is refused first (`read_only`).
+   */
   private planOrRun(s: SessionState, plan: Plan, commit_id: string, review: Review, req: RunRequest, program?: string) {
+    refuseWrites(this.deps.readOnly, s, plan);
     if (req.mode === 'plan' || (req.mode === 'auto' && !cleanRead(review)))
       return dryRun(this.deps.sessions, s, plan, commit_id, review, this.now(), program);
     return this.runPlan(s, plan, commit_id, review, { ...req, wait: req.mode === 'auto' || req.wait }, program);
@@ -154,16 +166,18 @@ export class ExecuteService {
         force: false,
         ...(follow.pageRows !== undefined ? { pageRows: follow.pageRows } : {}),
         ...(follow.signal ? { signal: follow.signal } : {}),
+        ...(follow.who ? { who: follow.who } : {}),
       });
     const program = tokenProgram(s, ref, this.now());
     const c = this.compiled(s, program);
     if (c.kind !== 'plan')
       return fail('plan_token_mismatch', `the program of \`${ref}\` no longer compiles to a plan`, 'dry-run it again');
     checkPins(s, c.plan);
+    refuseWrites(this.deps.readOnly, s, c.plan);
     this.background.checkCap(s);
     const req = { force: false, plan_commit_ref: ref };
     const accepted = await passGate(this.deps.sessions, s, c.commit_id, c.review, req, this.now());
-    const how: RunHow = { accepted, maxCalls: callCap(this.limits, accepted, c.review) };
+    const how = this.how(s, accepted, c.review, follow.who);
     return this.background.awaitRun(s, c.plan, c.commit_id, how, program, follow);
   }
 
@@ -174,10 +188,8 @@ export class ExecuteService {
   }
 
   private staleProgram(s: SessionState, req: ProgramRequest, stale: SvcError): Promise<Outcome> {
-    const parsed = parseProgram(req.program).program;
-    const only = parsed?.statements.length === 1 ? parsed.statements[0] : undefined;
-    if (req.mode !== 'plan' && only && (only.kind === 'wait' || only.kind === 'cancel'))
-      return this.continuation(s, only);
+    const only = req.mode === 'plan' ? undefined : pollOnly(req.program);
+    if (only) return this.continuation(s, only);
     throw new SvcFailure([stale]);
   }
 
@@ -193,7 +205,7 @@ export class ExecuteService {
     // The cap is checked before the gate, so a refused start does not spend a write's pcN.
     if (!req.wait) this.background.checkCap(s);
     const accepted = await passGate(this.deps.sessions, s, commit_id, review, req, this.now());
-    const how: RunHow = { accepted, maxCalls: callCap(this.limits, accepted, review) };
+    const how = this.how(s, accepted, review, req.who);
     if (!req.wait) return this.background.start(s, plan, commit_id, how, program);
     return this.live(s, plan, commit_id, how, program, req);
   }
@@ -209,7 +221,7 @@ export class ExecuteService {
     const startedAt = new Date(this.now());
     const signal = this.signal(req.signal);
     const run = await executePlan(plan, this.registry, {
-      ...this.deps.runtime,
+      ...this.runtime,
       ...runOptions(how),
       signal,
       ...(req.onProgress ? { onProgress: req.onProgress } : {}),
@@ -220,43 +232,32 @@ export class ExecuteService {
     return liveOutcome(commit_id, run, done, reads);
   }
 
+  /** How a run passed the gate: accepted writes, its call cap, and who its vendor calls are made for. */
+  private how(s: SessionState, accepted: boolean, review: Review, who: Who | undefined): RunHow {
+    return { accepted, maxCalls: callCap(this.limits, accepted, review), caller: callerOf(this.runtime.auth, s, who) };
+  }
+
   /** A run's signal: the caller's, and shutdown. */
   private signal(own: AbortSignal | undefined): AbortSignal {
     return own ? AbortSignal.any([own, this.stopping.signal]) : this.stopping.signal;
   }
 
-  private finish(
-    s: SessionState,
-    plan: Plan,
-    commit_id: string,
-    run: RunResult,
-    startedAt: Date,
-    program?: string,
-    writeLater = false,
-  ) {
-    return finishRun(
-      { repo: this.deps.sessions, artifacts: this.artifacts, logger: this.logger },
-      s,
-      plan,
-      commit_id,
-      run,
-      startedAt,
-      program,
-      writeLater,
-    );
+  /** What a finished run leaves in its session (finish-run.ts). */
+  private finish(...a: FinishArgs) {
+    return finishRun({ repo: this.deps.sessions, artifacts: this.artifacts, logger: this.logger }, ...a);
   }
 
   /** A continuation; a page fetch stops when the request's signal aborts (or at shutdown). */
   private continuation(
     s: SessionState,
     c: ContinuationStmt,
-    req: Pick<ProgramRequest, 'signal' | 'pageRows'> = {},
+    req: Pick<ProgramRequest, 'signal' | 'pageRows' | 'who'> = {},
   ): Promise<Outcome> {
     if (c.kind === 'page')
       return continuePageHandle(s, c, {
         registry: this.registry,
         repo: this.deps.sessions,
-        runtime: { ...this.deps.runtime, signal: this.signal(req.signal) },
+        runtime: { ...this.runtime, caller: callerOf(this.runtime.auth, s, req.who), signal: this.signal(req.signal) },
         ...(req.pageRows !== undefined ? { maxRows: req.pageRows } : {}),
       });
     return c.kind === 'wait' ? this.background.wait(s, c.handle.text) : this.background.cancel(s, c.handle.text);
@@ -274,10 +275,7 @@ export class ExecuteService {
     return this.background.watch(s, handle);
   }
 
-  /**
-   * A stored run of the session at `key`, for a caller of `tenant`: the snapshot must name this
-   * session and tenant. Works when the session itself is gone (a restart with a file store).
-   */
+  /** A stored run of the session at `key` for a caller of `tenant` (also when the session is gone). */
   storedRun(key: SessionKey, tenant: string, runId: string): Promise<RunSnapshot> {
     return storedRun(this.artifacts, key, tenant, runId);
   }

@@ -6,7 +6,9 @@
  */
 import { svcError, SvcFailure } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
+import type { ContinuationStmt } from '../../compiler/ast.js';
 import { compileProgram } from '../../compiler/compile.js';
+import { parseProgram } from '../../compiler/parse.js';
 import { planCatalogs, type Plan, type Review } from '../../compiler/plan.js';
 import type { Registry } from '../../pack/registry.js';
 import type { PlanCache } from './plan-cache.js';
@@ -65,4 +67,11 @@ export function checkPins(s: SessionState, plan: Plan): void {
 /** A plan that runs with no review at all: verdict proceed, clean flow, no write. */
 export function cleanRead(review: Review): boolean {
   return review.verdict === 'proceed' && review.flow === 'clean' && review.mutations === 0;
+}
+
+/** The `wait(oN)` or `cancel(oN)` a program consists of alone, if it is one (a stale session still runs those). */
+export function pollOnly(program: string): ContinuationStmt | undefined {
+  const parsed = parseProgram(program).program;
+  const only = parsed?.statements.length === 1 ? parsed.statements[0] : undefined;
+  return only && (only.kind === 'wait' || only.kind === 'cancel') ? only : undefined;
 }

@@ -5,10 +5,11 @@
 import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { quote } from '../../common/quote.js';
 import { suggestHint } from '../../common/suggest.js';
-import type { Seed } from '../../compiler/symbols.js';
+import type { Seed, SymbolTableJson } from '../../compiler/symbols.js';
 import { renderWave, teachingRules } from '../../compiler/teaching.js';
 import type { Registry } from '../../pack/registry.js';
 import type { Outcome } from './outcome.js';
+import { readableSymbols, readableWave, type ReadOnly } from './read-only.js';
 import type { SessionRepository } from './repository.js';
 import type { SessionKey, SessionState } from './state.js';
 
@@ -29,6 +30,8 @@ export class Teacher {
   constructor(
     private readonly registry: () => Registry,
     private readonly repo: SessionRepository,
+    /** Whose sessions are taught no write (read-only.ts); asked at each wave, so it may change at runtime. */
+    private readonly readOnly?: ReadOnly,
   ) {}
 
   /** Seeds resolved against the loaded catalogs, all or nothing; a bad value is quoted by a short prefix only. */
@@ -101,9 +104,11 @@ export class Teacher {
       intent: req.intent ?? '',
       tenant,
     });
-    const rules = teachingRules();
+    const readOnly = this.readOnly?.(tenant) ?? false;
+    const rules = teachingRules({ readOnly });
     return this.repo.update(created, (s) => {
-      const table = renderWave(s.symbols.expose(registry, seeds), registry, s.symbols);
+      const wave = s.symbols.expose(registry, seeds);
+      const table = renderWave(readOnly ? readableWave(wave, registry) : wave, registry, s.symbols);
       s.teaching = `${rules}\n${table}`;
       return {
         kind: 'created',
@@ -118,9 +123,17 @@ export class Teacher {
           entries: pins(s),
           rules,
           wave: table,
+          // The terminal teaches its own symbol table: it leaves out the writes too.
+          ...(readOnly ? { read_only: true } : {}),
         },
       };
     });
+  }
+
+  /** GET /symbols: the session's symbol table and teaching text; a read-only caller's lists no write capability. */
+  symbols(s: SessionState): SymbolTableJson & { teaching: string } {
+    const j = s.symbols.toJSON();
+    return { ...(this.readOnly?.(s.tenant) ? readableSymbols(j, this.registry()) : j), teaching: s.teaching };
   }
 
   /** More seeds: expand (same entries) or federate (new entry) with a delta-only wave. */
@@ -133,7 +146,9 @@ export class Teacher {
     return this.repo.update(key, (s) => {
       for (const api of [...new Set(seeds.map((x) => x.api))].sort())
         if (!s.pins.has(api)) s.pins.set(api, registry.get(api)!.cgs_hash);
-      const wave = s.symbols.expose(registry, seeds);
+      const exposed = s.symbols.expose(registry, seeds);
+      const readOnly = this.readOnly?.(s.tenant) ?? false;
+      const wave = readOnly ? readableWave(exposed, registry) : exposed;
       const fresh = wave.entities.length + wave.capabilities.length + wave.relations.length > 0;
       const notice = wave.repeated.length
         ? `already taught: ${wave.repeated.map((r) => `${s.symbols.entitySymbol(r.api, r.entity)?.sym} (${r.api}:${r.entity})`).join(', ')}`
@@ -151,6 +166,7 @@ export class Teacher {
           entries: pins(s),
           wave: table,
           ...(notice ? { notice } : {}),
+          ...(readOnly ? { read_only: true } : {}),
         },
       };
     });

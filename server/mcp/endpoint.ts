@@ -254,6 +254,8 @@ function mcpServer(session: McpSession, version: string, logger: McpDeps['logger
       signal: extra.signal,
       ...(progressToken !== undefined ? { progressToken } : {}),
       notify: (method, params) => extra.sendNotification({ method, params }),
+      // The HTTP headers of this POST: only a forwarding header named in the credentials file is read.
+      ...(extra.requestInfo?.headers ? { headers: extra.requestInfo.headers } : {}),
     });
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await session.resources() }));

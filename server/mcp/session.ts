@@ -9,7 +9,7 @@ import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
 import type { Registry } from '../../pack/registry.js';
 import type { InboundAuth } from '../auth/inbound-auth.js';
-import { ANONYMOUS, type Principal } from '../auth/principal.js';
+import { ANONYMOUS, whoOf, type HeaderBag, type Principal } from '../auth/principal.js';
 import { discover, discoverMarkdown } from '../catalog/discover.js';
 import type { ExecuteService } from '../execute/service.js';
 import type { FollowLine } from '../execute/request.js';
@@ -43,6 +43,8 @@ export interface CallExtra {
   signal: AbortSignal;
   progressToken?: string | number;
   notify: (method: string, params: Record<string, unknown>) => Promise<void>;
+  /** The HTTP headers of the request that carried the call. */
+  headers?: HeaderBag;
 }
 
 /** Intents remembered per transport session (oldest forgotten first). */
@@ -192,6 +194,7 @@ export class McpSession {
       force: false,
       signal: extra.signal,
       pageRows: INLINE_ROWS,
+      who: whoOf(this.principal, extra.headers),
     });
     return programResult(o, { ref: args.logical_session_ref });
   }
@@ -219,7 +222,12 @@ export class McpSession {
           .notify('notifications/progress', { progressToken: extra.progressToken, progress: ++n, message: l.line })
           .catch(() => undefined);
     };
-    const o = await this.deps.service.runRef(s, args.run_ref, { signal: extra.signal, onLine, pageRows: INLINE_ROWS });
+    const o = await this.deps.service.runRef(s, args.run_ref, {
+      signal: extra.signal,
+      onLine,
+      pageRows: INLINE_ROWS,
+      who: whoOf(this.principal, extra.headers),
+    });
     return programResult(o, { ref: args.logical_session_ref });
   }
 

@@ -48,7 +48,12 @@ export function unknownEntry(res: ServerResponse, registry: Registry, id: string
   );
 }
 
-export function catalogRoutes(router: Router, registry: () => Registry): void {
+/** The routes; `readOnly` says whether a request's caller may only read (its tool model then has no write). */
+export function catalogRoutes(
+  router: Router,
+  registry: () => Registry,
+  readOnly: (req: IncomingMessage) => boolean = () => false,
+): void {
   router.add('GET', '/v1/registry', (_req, res) => sendJson(res, 200, { entries: registry().list().map(registryRow) }));
   router.add('GET', '/v1/registry/:id', (_req, res, p, url) => {
     const e = registry().get(p.id!);
@@ -58,14 +63,14 @@ export function catalogRoutes(router: Router, registry: () => Registry): void {
       ...(url.searchParams.get('include_cgs') === 'true' ? { cgs: e.cgs } : {}),
     });
   });
-  router.add('GET', '/v1/registry/:id/tool-model', (_req, res, p, url) => {
+  router.add('GET', '/v1/registry/:id/tool-model', (req, res, p, url) => {
     const reg = registry();
     const e = reg.get(p.id!);
     if (!e) return unknownEntry(res, reg, p.id!);
     const focus = url.searchParams.get('focus') ?? undefined;
     const r = resolveFocus(e, { ...(focus !== undefined ? { focus } : {}), entity: url.searchParams.getAll('entity') });
     if ('problem' in r) return sendProblem(res, 400, 'svc-tool-model-bad-request', r.problem);
-    sendJson(res, 200, toolModel(reg, e, r.mode, r.entities));
+    sendJson(res, 200, toolModel(reg, e, r.mode, r.entities, readOnly(req)));
   });
   router.add('GET', '/v1/discover', (req, res, _p, url) => {
     const reg = registry();

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { svcError, SvcFailure } from '../../common/errors.js';
 import { quote } from '../../common/quote.js';
-import type { ExecuteService, ProgramRequest } from '../execute/service.js';
+import type { ExecuteService, ProgramRequest, Who } from '../execute/service.js';
 import type { SessionKey, SessionState } from '../execute/state.js';
 import { mediaType, parseJsonObject, readBody } from '../http/body.js';
 import { EXECUTE_MEDIA_TYPES, negotiate, type Format } from '../http/negotiate.js';
@@ -26,6 +26,8 @@ export interface ExecuteRouteDeps {
   service: ExecuteService;
   /** The caller's tenant ('' when inbound auth is off). */
   tenant: (req: IncomingMessage) => string;
+  /** The sender of a request: its subject and its headers (for forwarded vendor credentials). */
+  who: (req: IncomingMessage) => Who;
 }
 
 /** The format an Accept header asks for; 406 when none fits. */
@@ -153,6 +155,7 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
     const format = formatOf(req);
     const { session: s, stale } = await found(req, p);
     const r = await programRequest(req, url);
+    r.who = deps.who(req);
     sendOutcome(res, await service.program(s, r, stale), format, r.program);
   });
   router.add('POST', '/execute/:ph/:sid/context', async (req, res, p) => {
@@ -176,7 +179,8 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
       ]);
     const example = '{"plan": <plan IR>} (optionally with program, wait, force, plan_commit_ref, mode)';
     const body = decodeBody(PlanBodySchema, parseJsonObject(await readBody(req), `send ${example}`), example);
-    sendOutcome(res, await service.resolvedPlan(s, body.plan, runFlags(url, body), body.program ?? undefined), format);
+    const flags = { ...runFlags(url, body), who: deps.who(req) };
+    sendOutcome(res, await service.resolvedPlan(s, body.plan, flags, body.program ?? undefined), format);
   });
   router.add('GET', '/execute/:ph/:sid/operations/:handle/stream', async (req, res, p) => {
     const { session: s } = await found(req, p);
@@ -184,7 +188,7 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
   });
   router.add('GET', '/execute/:ph/:sid/symbols', async (req, res, p) => {
     const s = await current(req, p);
-    sendJson(res, 200, { ...s.symbols.toJSON(), teaching: s.teaching });
+    sendJson(res, 200, service.teach.symbols(s));
   });
   router.add('GET', '/execute/:ph/:sid/status', async (req, res, p) =>
     sendJson(res, 200, statusOf(await current(req, p))),

@@ -17,12 +17,12 @@ export interface Ran {
   stderr: string;
 }
 
-/** Run `svc <args>` in workspace `ws` (also its cwd), with `input` on stdin. */
-export function term(ws: string, args: string[], input = ''): Promise<Ran> {
+/** Run `svc <args>` in workspace `ws` (also its cwd), with `input` on stdin and `env` added to its environment. */
+export function term(ws: string, args: string[], input = '', env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, svcArgv(args), {
       cwd: ws,
-      env: childEnv({ SVC_WORKSPACE: ws }),
+      env: childEnv({ ...env, SVC_WORKSPACE: ws }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
