@@ -131,6 +131,12 @@ export class CredentialsFile {
           'refresh_token',
         ];
         const out = /^\s*[{[]/.test(text) ? setJson(text, at, token) : setYaml(text, at, token);
+        if (out === undefined) {
+          // Changed since it was loaded (a reload raced a refresh): writing would leave a broken credential.
+          const where = { tenant: place.tenant, entry: place.entry };
+          this.logger.warn('a rotated refresh token was not written back: no refresh-token credential there', where);
+          return;
+        }
         const tmp = `${this.path}.${process.pid}.tmp`;
         await writeFile(tmp, out, { mode: 0o600 });
         await rename(tmp, this.path);
@@ -155,16 +161,22 @@ export class CredentialsFile {
   }
 }
 
-function setJson(text: string, at: string[], value: string): string {
-  const data = JSON.parse(text) as Record<string, unknown>;
-  let o: Record<string, unknown> = data;
-  for (const k of at.slice(0, -1)) o = o[k] as Record<string, unknown>;
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The JSON with the token at `at`; undefined when no refresh-token credential is there. */
+function setJson(text: string, at: string[], value: string): string | undefined {
+  const data = JSON.parse(text) as unknown;
+  let o: unknown = data;
+  for (const k of at.slice(0, -1)) o = isObj(o) && Object.hasOwn(o, k) ? o[k] : undefined;
+  if (!isObj(o) || o.scheme !== 'oauth2_refresh_token') return undefined;
   o[at[at.length - 1]!] = value;
   return `${JSON.stringify(data, null, 2)}\n`;
 }
 
-function setYaml(text: string, at: string[], value: string): string {
+/** The YAML with the token at `at` (comments kept); undefined when no refresh-token credential is there. */
+function setYaml(text: string, at: string[], value: string): string | undefined {
   const doc = parseDocument(text);
+  if (doc.getIn([...at.slice(0, -1), 'scheme']) !== 'oauth2_refresh_token') return undefined;
   doc.setIn(at, value);
   // The operator's layout stays: no folding of long lines, flow mappings written as they were.
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
