@@ -99,9 +99,20 @@ export class EntityTable {
     return entity;
   }
 
-  /** The entity of a schema already seen (a write's response), if any. */
+  /**
+   * The entity of a schema already seen (a write's response), if any: the schema itself, or one
+   * extending it (`allOf: [<row schema>, {more properties}]`, a write answering with its row plus
+   * a few extra fields).
+   */
   known(schema: Schema | undefined): ImportEntity | undefined {
-    return schema ? this.bySchema.get(schema) : undefined;
+    if (!schema) return undefined;
+    const seen = this.bySchema.get(schema);
+    if (seen || !Array.isArray(schema.allOf) || schema.properties) return seen;
+    const rows = (schema.allOf as unknown[]).flatMap((p) => {
+      const e = isObj(p) ? this.bySchema.get(p) : undefined;
+      return e ? [e] : [];
+    });
+    return rows.length === 1 ? rows[0] : undefined;
   }
 
   byName(name: string): ImportEntity | undefined {

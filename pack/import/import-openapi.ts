@@ -11,6 +11,7 @@ import type { ImportCapability, ImportCatalog, ImportEntity, ImportLog } from '.
 import { oneLine } from './names.js';
 import { collectOperations, filterOperations } from './operations.js';
 import { dropLinkFields } from './links.js';
+import { economize, economizeRelations } from './economy.js';
 import { buildRelations } from './relations.js';
 import { renderReport } from './report.js';
 import { isObj, type Schema } from './schema.js';
@@ -101,7 +102,9 @@ export function importOpenApi(doc: Schema, pack: PackFiles, opts: ImportOptions 
   const entities = table.list.filter((e) => used.has(e.name));
   sortCapabilities(capabilities, entities);
   dropLinkFields(entities, capabilities, log);
+  economize(entities, capabilities, log);
   buildRelations(entities, capabilities, log);
+  economizeRelations(entities);
   const catalog: ImportCatalog = {
     entry_id,
     label: oneLine(title, 80),

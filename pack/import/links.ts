@@ -11,11 +11,10 @@ import { singular } from './names.js';
 
 const LINK = /^(.+?)(_url|Url)$/;
 
-/** The first literal segment below `item` (a path shape) of each capability path under it. */
-function segmentsBelow(item: string, caps: ImportCapability[]): Set<string> {
+/** The first literal segment below `item` (a path shape) of each capability path shape under it. */
+function segmentsBelow(item: string, shapes: string[]): Set<string> {
   const out = new Set<string>();
-  for (const c of caps) {
-    const shape = shapeOf(c.path);
+  for (const shape of shapes) {
     if (!shape.startsWith(`${item}/`)) continue;
     const seg = shape.slice(item.length + 1).split('/')[0]!;
     if (seg && seg !== '{}') out.add(singular(seg.toLowerCase()));
@@ -25,10 +24,11 @@ function segmentsBelow(item: string, caps: ImportCapability[]): Set<string> {
 
 /** Leaves out (in place) the link fields of each entity that its capabilities make redundant. */
 export function dropLinkFields(entities: ImportEntity[], caps: ImportCapability[], log: ImportLog): void {
+  const shapes = caps.map((c) => shapeOf(c.path));
   for (const e of entities) {
     const get = caps.find((c) => c.entity === e.name && c.kind === 'get');
     if (!get) continue;
-    const below = segmentsBelow(shapeOf(get.path), caps);
+    const below = segmentsBelow(shapeOf(get.path), shapes);
     const dropped: string[] = [];
     for (const [name, t] of e.fields) {
       const m = LINK.exec(name);

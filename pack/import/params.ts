@@ -123,6 +123,7 @@ function paramOf(
   if (
     !required &&
     d !== undefined &&
+    !obvious(d) &&
     (many
       ? paramValueFits({ ...(t as TypeSpec), name: wire, description: '', required: false, many: true }, d)
       : valueFits(t as TypeSpec, d))
@@ -133,6 +134,12 @@ function paramOf(
   if (c.left.length) p.left = c.left;
   return p;
 }
+
+/**
+ * A default that says what leaving the parameter out says (`false`, `""`, `[]`): not carried, so
+ * the table does not teach it and svc sends nothing, which the vendor reads as that default.
+ */
+const obvious = (d: unknown) => d === false || d === '' || (Array.isArray(d) && d.length === 0);
 
 function bodyParams(op: Operation, names: NameSet, add: Add, dropped: string[], keep?: string): string | undefined {
   if (op.bodyNotJson) {

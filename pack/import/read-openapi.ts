@@ -1,7 +1,7 @@
 /**
  * I/O edge of importing: find the OpenAPI document (a file, or the one document in a directory),
- * parse and bundle it with swagger-parser (local files only, no network), convert Swagger 2.0
- * with swagger2openapi, and dereference. Failures become `SvcFailure`s with stable codes:
+ * parse it with swagger-parser (local files only, no network), and dereference it (a Swagger 2.0
+ * document is bundled and converted with swagger2openapi first). Failures become `SvcFailure`s with stable codes:
  * `openapi_unreadable`, `openapi_invalid`, `openapi_bad_ref`.
  */
 import { readdir, stat } from 'node:fs/promises';
@@ -87,10 +87,13 @@ export async function readOpenApi(input: string): Promise<Schema> {
         `\`${file}\` is not an OpenAPI document`,
         'it needs `openapi: 3.x` or `swagger: "2.0"` at the top',
       );
+    // OpenAPI 3.x: dereference the document already parsed (external files are read on the way);
+    // bundling first would parse it again and crawl every $ref twice (most of the time on large
+    // documents). Swagger 2.0 is bundled into one document for the converter first.
+    if (raw.swagger !== '2.0') return await SwaggerParser.dereference(file, raw as never, OPTIONS);
     const bundled = (await SwaggerParser.bundle(file, OPTIONS)) as unknown as Schema;
-    const doc =
-      bundled.swagger === '2.0' ? (await convertObj(bundled, { patch: true, warnOnly: true })).openapi : bundled;
-    return await SwaggerParser.dereference(doc as never, OPTIONS);
+    const { openapi } = await convertObj(bundled, { patch: true, warnOnly: true });
+    return await SwaggerParser.dereference(openapi as never, OPTIONS);
   } catch (e) {
     throw translate(e, file);
   }

@@ -78,7 +78,8 @@ export function buildRelations(entities: ImportEntity[], caps: ImportCapability[
         child,
         stem!,
         {
-          description: `The ${parent.name} of this ${child.name}.`,
+          // The relation row says it all (`e2(1).brewery[..]  r3 -> e1 row`).
+          description: '',
           target: parent.name,
           cardinality: 'one',
           capability: get.name,
@@ -95,7 +96,7 @@ export function buildRelations(entities: ImportEntity[], caps: ImportCapability[
           parent,
           lastLiteral(list.path) ?? child.name,
           {
-            description: `${child.name} rows of this ${parent.name}.`,
+            description: '',
             target: child.name,
             cardinality: 'many',
             capability: list.name,

@@ -1,10 +1,12 @@
 /**
  * Discovery: rank (api, entity) pairs of every loaded catalog by the words of an intent, looking
  * at entity names and descriptions, field names, capability names and descriptions, and the
- * catalog's label, tags and description. Also renders the rows as Markdown for MCP and the CLI.
+ * catalog's label, tags and description, each word weighted by its rarity (discover-words.ts
+ * has the words). Also renders the rows as Markdown for MCP and the CLI.
  */
-import type { Registry } from '../../pack/registry.js';
-import { WRITE_KINDS } from '../../pack/cgs.js';
+import type { Registry, RegistryEntry } from '../../pack/registry.js';
+import { WRITE_KINDS, type Capability, type Cgs, type Entity } from '../../pack/cgs.js';
+import { keysOf, wordsOf } from './discover-words.js';
 
 export interface DiscoverRow {
   api: string;
@@ -20,98 +22,104 @@ export interface DiscoverRow {
   matched: string[];
 }
 
-const STOP = new Set([
-  'a',
-  'an',
-  'the',
-  'of',
-  'for',
-  'and',
-  'or',
-  'to',
-  'in',
-  'on',
-  'by',
-  'with',
-  'me',
-  'my',
-  'all',
-  'list',
-  'show',
-  'find',
-  'get',
-  'what',
-  'which',
-  'is',
-  'are',
-]);
+/** How much a word counts where it occurs (times its rarity); the name's weight is `nameWeight`. */
+const WEIGHT = { about: 2, verbs: 2, fields: 1, catalog: 1 };
 
-/** Lower-case words of at least two letters, crude singular forms, stop words removed. */
-export function words(text: string): string[] {
-  const out: string[] = [];
-  for (const w of text
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)) {
-    if (w.length < 2 || STOP.has(w)) continue;
-    const stem = w.endsWith('ies')
-      ? w.slice(0, -3) + 'y'
-      : w.endsWith('ses')
-        ? w.slice(0, -2)
-        : w.endsWith('s') && !w.endsWith('ss')
-          ? w.slice(0, -1)
-          : w;
-    if (!out.includes(stem)) out.push(stem);
-  }
+/**
+ * A name match counts most, and more the fewer words the name has: `Commit` is about commits
+ * more than `CommitComment` is (6 for a one-word name, 5 for two, 4.5 for four).
+ */
+const nameWeight = (words: number) => 4 + 2 / Math.max(1, words);
+
+/**
+ * An entity whose whole name the intent says (`commits` -> `Commit`, not `GitCommit`) gains this
+ * much times the mean rarity of its name's words.
+ */
+const WHOLE_NAME = 3;
+
+/** What discovery reads of one entity, as matching keys per place. */
+interface EntityText {
+  entity: Entity;
+  caps: Capability[];
+  name: Set<string>;
+  about: Set<string>;
+  verbs: Set<string>;
+  fields: Set<string>;
+  catalog: Set<string>;
+  /** Every key of the entity, for the rarity of a word. */
+  all: Set<string>;
+}
+
+/** Per CGS (a loaded catalog never changes; a reload brings a new one). */
+const texts = new WeakMap<Cgs, EntityText[]>();
+
+function entityTexts(entry: RegistryEntry): EntityText[] {
+  const cached = texts.get(entry.cgs);
+  if (cached) return cached;
+  const catalog = keysOf(`${entry.entry_id} ${entry.label} ${entry.tags.join(' ')} ${entry.cgs.description}`);
+  const out = entry.cgs.entities.map((e) => {
+    const caps = entry.cgs.capabilities.filter((c) => c.entity === e.name);
+    const t = {
+      entity: e,
+      caps,
+      name: keysOf(e.name),
+      about: keysOf(`${e.description} ${e.relations.map((r) => `${r.name} ${r.description}`).join(' ')}`),
+      verbs: keysOf(caps.map((c) => `${c.name} ${c.description}`).join(' ')),
+      fields: keysOf(e.fields.map((f) => `${f.name} ${f.description}`).join(' ')),
+      catalog,
+    };
+    return { ...t, all: new Set([...t.name, ...t.about, ...t.verbs, ...t.fields, ...catalog]) };
+  });
+  texts.set(entry.cgs, out);
   return out;
 }
 
-/** Rows for an intent, best first (only of the `allowed` catalogs when given); an empty intent lists every entity. */
+/**
+ * Rows for an intent, best first (only of the `allowed` catalogs when given); an empty intent
+ * lists every entity. Each intent word scores, per entity, its weight where it occurs (name,
+ * descriptions, capabilities, fields, catalog) times its rarity among the entities searched
+ * (`ln(1 + N / entities having it)`): a word every entity has ranks little, a rare one decides;
+ * an entity whose whole name the intent says gains more.
+ */
 export function discover(registry: Registry, intent: string, limit = 20, allowed?: ReadonlySet<string>): DiscoverRow[] {
-  const want = words(intent);
+  const want = wordsOf(intent);
+  const scope = registry.list().filter((entry) => !allowed || allowed.has(entry.entry_id));
+  const all = scope.flatMap((entry) => entityTexts(entry).map((t) => ({ entry, t })));
+  const rarity = new Map(
+    want.map((w) => [w.key, Math.log(1 + all.length / Math.max(1, all.filter(({ t }) => t.all.has(w.key)).length))]),
+  );
   const rows: DiscoverRow[] = [];
-  for (const entry of registry.list()) {
-    if (allowed && !allowed.has(entry.entry_id)) continue;
-    const catalogWords = new Set(
-      words(`${entry.entry_id} ${entry.label} ${entry.tags.join(' ')} ${entry.cgs.description}`),
-    );
-    for (const e of entry.cgs.entities) {
-      const caps = registry.capabilitiesOf(entry.entry_id, e.name);
-      const name = new Set(words(e.name));
-      const about = new Set(
-        words(`${e.description} ${e.relations.map((r) => `${r.name} ${r.description}`).join(' ')}`),
-      );
-      const fields = new Set(words(e.fields.map((f) => `${f.name} ${f.description}`).join(' ')));
-      const verbs = new Set(words(caps.map((c) => `${c.name} ${c.description}`).join(' ')));
-      let score = 0;
-      const matched: string[] = [];
-      for (const w of want) {
-        const s =
-          (name.has(w) ? 5 : 0) +
-          (about.has(w) ? 2 : 0) +
-          (verbs.has(w) ? 2 : 0) +
-          (fields.has(w) ? 1 : 0) +
-          (catalogWords.has(w) ? 1 : 0);
-        if (s > 0) {
-          score += s;
-          matched.push(w);
-        }
+  for (const { entry, t } of all) {
+    let score = 0;
+    const matched: string[] = [];
+    for (const w of want) {
+      const s =
+        (t.name.has(w.key) ? nameWeight(t.name.size) : 0) +
+        (t.about.has(w.key) ? WEIGHT.about : 0) +
+        (t.verbs.has(w.key) ? WEIGHT.verbs : 0) +
+        (t.fields.has(w.key) ? WEIGHT.fields : 0) +
+        (t.catalog.has(w.key) ? WEIGHT.catalog : 0);
+      if (s > 0) {
+        score += s * rarity.get(w.key)!;
+        matched.push(w.shown);
       }
-      if (want.length && score === 0) continue;
-      rows.push({
-        api: entry.entry_id,
-        entity: e.name,
-        seed: `${entry.entry_id}:${e.name}`,
-        score,
-        label: entry.label,
-        description: e.description,
-        capabilities: [
-          ...caps.filter((c) => !WRITE_KINDS.has(c.kind)),
-          ...caps.filter((c) => WRITE_KINDS.has(c.kind)),
-        ].map((c) => c.name),
-        matched,
-      });
     }
+    if (score > 0 && [...t.name].every((k) => rarity.has(k)))
+      score += (WHOLE_NAME * [...t.name].reduce((sum, k) => sum + rarity.get(k)!, 0)) / t.name.size;
+    if (want.length && score === 0) continue;
+    rows.push({
+      api: entry.entry_id,
+      entity: t.entity.name,
+      seed: `${entry.entry_id}:${t.entity.name}`,
+      score: Math.round(score * 100) / 100,
+      label: entry.label,
+      description: t.entity.description,
+      capabilities: [
+        ...t.caps.filter((c) => !WRITE_KINDS.has(c.kind)),
+        ...t.caps.filter((c) => WRITE_KINDS.has(c.kind)),
+      ].map((c) => c.name),
+      matched,
+    });
   }
   rows.sort((a, b) => b.score - a.score || a.seed.localeCompare(b.seed));
   return rows.slice(0, limit);
