@@ -1,8 +1,8 @@
 /**
  * The architecture, checked by dependency-cruiser (`npm run lint`, and test/architecture.test.ts):
  * stages import one way (common <- pack <- compiler <- runtime <- server, cli), no import cycles,
- * no product code imports test helpers, and the pure stages do no file or network I/O outside
- * their named edge modules.
+ * no product code imports test helpers, the playground (web/) and the stages never import each
+ * other, and the pure stages do no file or network I/O outside their named edge modules.
  */
 const STAGES = ['common', 'pack', 'compiler', 'runtime', 'server', 'cli'];
 
@@ -20,6 +20,20 @@ module.exports = {
     ...layerRules,
     { name: 'no-circular', severity: 'error', comment: 'no import cycles', from: {}, to: { circular: true } },
     { name: 'no-test-helpers', severity: 'error', comment: 'product code never imports tests', from: { path: `^(${STAGES.join('|')})/` }, to: { path: '^test/' } },
+    {
+      name: 'web-alone',
+      severity: 'error',
+      comment: 'the playground (web/) runs in a browser and reaches svc over HTTP only: it imports no stage, and no stage imports it',
+      from: { path: '^web/' },
+      to: { path: `^(${STAGES.join('|')}|test)/` },
+    },
+    {
+      name: 'no-web-in-stages',
+      severity: 'error',
+      comment: 'product code never imports the playground',
+      from: { path: `^(${STAGES.join('|')})/` },
+      to: { path: '^web/' },
+    },
     {
       name: 'pure-core',
       severity: 'error',

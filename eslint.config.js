@@ -62,7 +62,9 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['**/*.js', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.js', '**/*.cjs', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // The web build script runs on node.
+  { files: ['scripts/**/*.mjs'], languageOptions: { globals: { process: 'readonly' } } },
   {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },

@@ -29,6 +29,7 @@ const BENCHMARKS: Record<string, Loader> = {
   'hotpath-memory': () => import('./hotpath-memory.bench.js'),
   replicas: () => import('./replicas.bench.js'),
   credentials: () => import('./credentials.bench.js'),
+  graph: () => import('./graph.bench.js'),
 };
 
 /** Run only when a filter names them exactly (too slow for the default run). */

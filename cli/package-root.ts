@@ -18,3 +18,8 @@ export function packageRoot(): string {
     dir = up;
   }
 }
+
+/** Where the web build (`npm run build`, scripts/build-web.mjs) puts the playground: dist/web of the package. */
+export function playgroundDir(): string {
+  return join(packageRoot(), 'dist', 'web');
+}

@@ -7,6 +7,7 @@ import type { RegistryEntry } from '../pack/registry.js';
 import { AuthResolver, type Env } from './auth.js';
 import type { CallContext } from './call.js';
 import { NO_CALLER, type Caller } from './credentials/types.js';
+import type { GraphView } from './graph.js';
 import type { CallBudget } from './fetch-rows.js';
 import { PooledHttpClient, type HttpClient } from './http-client.js';
 import type { ProgressEvent } from './progress.js';
@@ -40,6 +41,11 @@ export interface ExecuteOptions {
   auth?: AuthResolver;
   /** Who the vendor calls are made for: credentials are resolved for this tenant and subject. */
   caller?: Caller;
+  /**
+   * The session graph (rows seen before, graph.ts); default: the run shares rows between its own
+   * steps only; `false`: not even that (every get is sent, as a bare client would).
+   */
+  graph?: GraphView | false;
   onProgress?: (e: ProgressEvent) => void;
   /** Coalescing interval of running updates (default 2000 ms). */
   progressIntervalMs?: number;

@@ -16,6 +16,8 @@ export interface StepResult {
   calls: number;
   pages: number;
   ms: number;
+  /** Rows answered from the session graph instead of a vendor call (a get of a row seen before). */
+  graph?: number;
 }
 
 export interface ReturnedRows {

@@ -17,6 +17,7 @@ import type { ReturnedRows, RunResult, StepResult } from './run-result.js';
 import { valueSets } from './value-sets.js';
 import { doneLine } from './done-line.js';
 import { attachNests, type NestContext } from './nest.js';
+import { GraphFetch } from './graph-fetch.js';
 
 /** One execution of a checked plan (`executePlan` builds it after its checks); `execute()` answers the RunResult. */
 export class Run {
@@ -26,6 +27,7 @@ export class Run {
   private readonly progress: ReturnType<typeof coalesceProgress> | undefined;
   private readonly limit: Limiter;
   private readonly budget: CallBudget | undefined;
+  private readonly graph: GraphFetch;
 
   constructor(
     private readonly plan: Plan,
@@ -40,6 +42,7 @@ export class Run {
       : undefined;
     this.limit = limiter(opts.concurrency ?? RUNTIME_DEFAULTS.concurrency);
     this.budget = budgetOf(opts);
+    this.graph = new GraphFetch(opts.graph, registry, ctx.now, plan);
   }
 
   private elapsed(): number {
@@ -148,9 +151,8 @@ export class Run {
     });
     const calls = valueSets(s, cap, this.results);
     if ('error' in calls) return this.record(s, { status: 'failed', error: calls.error, ms: this.ctx.now() - t0 });
-    let pages = 0,
-      callCount = 0,
-      rowCount = 0;
+    let [pages, callCount, rowCount, fromGraph] = [0, 0, 0, 0];
+    this.graph.written(s, cap);
     // Rows of a fan-out are kept in source order, whatever order the calls finish in.
     const parts: Row[][] = calls.sets.map(() => []);
     let total: number | undefined;
@@ -160,22 +162,25 @@ export class Run {
       calls.sets.map((values, i) =>
         this.limit(async () => {
           if (error) return;
-          const f = await fetchRows(this.ctx, entry, entity, cap, values, {
-            ...(s.limit !== undefined ? { limit: s.limit } : {}),
-            ...(s.sort ? { sort: s.sort } : {}),
-            ...(this.budget ? { budget: this.budget } : {}),
-            signal: this.controller.signal,
-            onPage: (n, p, c) =>
-              this.progress?.push({
-                kind: 'step',
-                step: s.id,
-                phase: 'running',
-                pages: pages + p,
-                rows: rowCount + n,
-                calls: callCount + c,
-                elapsed_ms: this.elapsed(),
-              }),
-          });
+          const f = await this.graph.fetch(s, cap, values, () =>
+            fetchRows(this.ctx, entry, entity, cap, values, {
+              ...(s.limit !== undefined ? { limit: s.limit } : {}),
+              ...(s.sort ? { sort: s.sort } : {}),
+              ...(this.budget ? { budget: this.budget } : {}),
+              signal: this.controller.signal,
+              onPage: (n, p, c) =>
+                this.progress?.push({
+                  kind: 'step',
+                  step: s.id,
+                  phase: 'running',
+                  pages: pages + p,
+                  rows: rowCount + n,
+                  calls: callCount + c,
+                  elapsed_ms: this.elapsed(),
+                }),
+            }),
+          );
+          if (f.graph) fromGraph++;
           pages += f.pages;
           callCount += f.calls;
           rowCount += f.rows.length;
@@ -192,6 +197,8 @@ export class Run {
       ),
     );
     const rows = parts.flat();
+    if (!error) this.graph.read(s, cap, entity, rows);
+    this.graph.written(s, cap);
     if (!error && s.nest?.length) {
       const n = await attachNests(this.nestContext(s), rows, s.nest);
       pages += n.pages;
@@ -206,6 +213,7 @@ export class Run {
       pages,
       ms: this.ctx.now() - t0,
       ...(error ? { error } : {}),
+      ...(fromGraph ? { graph: fromGraph } : {}),
       ...(total !== undefined ? { total } : {}),
       ...(page ? { page } : {}),
       ...(status === 'done' && cap.returns === 'none' ? { done: doneLine(s.api, cap, calls.sets) } : {}),

@@ -10,6 +10,7 @@ import { SILENT, type Logger } from '../common/log.js';
 import type { ArtifactStore } from '../runtime/artifacts/index.js';
 import type { ExecuteOptions } from '../runtime/execute.js';
 import type { AuthResolver } from '../runtime/auth.js';
+import type { Blobs } from '../runtime/graph-blobs.js';
 import { withAuth } from './execute/caller.js';
 import { ExecuteService } from './execute/service.js';
 import { MemorySessionRepository } from './execute/memory-repository.js';
@@ -28,6 +29,7 @@ import { reload } from './reload.js';
 import { TenantScopes, TransportKeys, type McpConfig } from './mcp/config.js';
 import { McpEndpoint } from './mcp/endpoint.js';
 import type { SharedKv } from './kv.js';
+import { PlaygroundFiles } from './ui.js';
 
 export { sameSecret } from './reload.js';
 
@@ -67,6 +69,10 @@ export interface AppOptions {
    * a per-tenant predicate). Default: nobody.
    */
   readOnly?: (tenant: string) => boolean;
+  /** Where the session graph persists (`SVC_GRAPH_CACHE_URL`); default: in memory only. */
+  graphBlobs?: Blobs;
+  /** The playground (docs/playground.md): `GET /` and `/ui/*` from the web build in `dir`; with the HTTP surface only. */
+  ui?: { dir: string };
 }
 
 export class SvcApp {
@@ -114,6 +120,7 @@ export class SvcApp {
       logger: this.logger,
       replica: this.replica,
       ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
+      ...(opts.graphBlobs ? { graphBlobs: opts.graphBlobs } : {}),
     });
     this.surfaces = opts.surfaces ?? { http: true, mcp: true };
     if (this.surfaces.mcp)
@@ -167,6 +174,7 @@ export class SvcApp {
         swap: (registry) => (this.registry = registry),
       }),
     );
+    if (opts.ui) new PlaygroundFiles(opts.ui.dir).routes(this.router);
   }
 
   /** The request listener. */
@@ -227,6 +235,7 @@ export class SvcApp {
       plan_cache: this.service.plans.stats(),
       artifacts: this.service.artifacts.stats(),
       outbound: this.runtime.auth.stats(),
+      graph: this.service.graphs.stats(),
     };
   }
 

@@ -27,6 +27,10 @@ export interface Limits {
   mcpSessionIdleMs: number;
   /** With a shared session store: the lease a replica holds on each operation it runs. */
   operationLeaseMs: number;
+  /** Rows the session graph holds in this process, all sessions together (docs/runtime.md "The session graph"). */
+  graphHotMaxEntities: number;
+  /** How old a row a session saw in an earlier run may be to answer a get by id (0: rows of the same run only). */
+  graphMaxAgeMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -40,10 +44,12 @@ export const DEFAULT_LIMITS: Limits = {
   maxMcpSessions: 1_000,
   mcpSessionIdleMs: 60 * 60 * 1000,
   operationLeaseMs: 15_000,
+  graphHotMaxEntities: 2048,
+  graphMaxAgeMs: 0,
 };
 
 /** Each limit's environment variable and the unit its value is written in. */
-export const LIMIT_ENV: Record<keyof Limits, { name: string; unit: 'count' | 'secs' }> = {
+export const LIMIT_ENV: Record<keyof Limits, { name: string; unit: 'count' | 'secs'; zero?: true }> = {
   maxSessions: { name: 'SVC_MAX_SESSIONS', unit: 'count' },
   maxSessionsPerTenant: { name: 'SVC_MAX_SESSIONS_PER_TENANT', unit: 'count' },
   maxRunningOpsPerSession: { name: 'SVC_MAX_RUNNING_OPS_PER_SESSION', unit: 'count' },
@@ -54,25 +60,27 @@ export const LIMIT_ENV: Record<keyof Limits, { name: string; unit: 'count' | 'se
   maxMcpSessions: { name: 'SVC_MCP_MAX_SESSIONS', unit: 'count' },
   mcpSessionIdleMs: { name: 'SVC_MCP_SESSION_IDLE_SECS', unit: 'secs' },
   operationLeaseMs: { name: 'SVC_OPERATION_LEASE_SECS', unit: 'secs' },
+  graphHotMaxEntities: { name: 'SVC_GRAPH_HOT_MAX_ENTITIES', unit: 'count' },
+  graphMaxAgeMs: { name: 'SVC_GRAPH_MAX_AGE_SECS', unit: 'secs', zero: true },
 };
 
 /** The limits an environment sets (unset or empty = the default); every bad value is reported at once. */
 export function limitsFromEnv(env: Record<string, string | undefined>): Limits {
   const out: Limits = { ...DEFAULT_LIMITS };
   const problems: SvcError[] = [];
-  for (const [k, { name, unit }] of Object.entries(LIMIT_ENV) as Array<
+  for (const [k, { name, unit, zero }] of Object.entries(LIMIT_ENV) as Array<
     [keyof Limits, (typeof LIMIT_ENV)[keyof Limits]]
   >) {
     const raw = env[name]?.trim();
     if (!raw) continue;
     const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
     const fallback = unit === 'secs' ? DEFAULT_LIMITS[k] / 1000 : DEFAULT_LIMITS[k];
-    if (!(n >= 1)) {
+    if (!(n >= (zero ? 0 : 1))) {
       problems.push(
         svcError(
           'bad_arguments',
-          `${name}=${JSON.stringify(raw.slice(0, 20))} is not a positive whole number${unit === 'secs' ? ' of seconds' : ''}`,
-          { hint: `unset it for the default ${fallback}, or write for example ${fallback * 2}` },
+          `${name}=${JSON.stringify(raw.slice(0, 20))} is not a ${zero ? '' : 'positive '}whole number${unit === 'secs' ? ' of seconds' : ''}`,
+          { hint: `unset it for the default ${fallback}, or write for example ${fallback * 2 || 60}` },
         ),
       );
       continue;

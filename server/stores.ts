@@ -30,17 +30,6 @@ export async function sessionStoreFromEnv(
   limits: Pick<Limits, 'maxSessions' | 'maxSessionsPerTenant' | 'maxRunningOpsPerSession' | 'operationLeaseMs'>,
   logger: Logger,
 ): Promise<SessionStore> {
-  const graph = ['SVC_GRAPH_CACHE_URL', 'SVC_GRAPH_HOT_MAX_ENTITIES'].filter((k) => env[k]?.trim());
-  if (graph.length)
-    throw new SvcFailure([
-      svcError(
-        'unsupported_store',
-        `${graph.join(' and ')}: the session graph cache is not implemented in this build`,
-        {
-          hint: 'unset it (see docs/deploy.md "The session graph cache")',
-        },
-      ),
-    ]);
   const repoLimits = { maxSessions: limits.maxSessions, maxSessionsPerTenant: limits.maxSessionsPerTenant };
   const url = env.SVC_MCP_TRANSPORT_KV_URL?.trim();
   if (!url)

@@ -1,8 +1,9 @@
 /**
  * The architecture rules of .dependency-cruiser.cjs, run on the product code: stages import one
  * way (common <- pack <- compiler <- runtime <- server, cli), no import cycles, no product code
- * imports test helpers, and common, pack and compiler do no file or network I/O outside their
- * named edge modules. `npm run lint` runs the same rules.
+ * imports test helpers, the playground (web/) and the stages never import each other, and common,
+ * pack and compiler do no file or network I/O outside their named edge modules. `npm run lint`
+ * runs the same rules.
  */
 import t from 'tap';
 import { createRequire } from 'node:module';
@@ -20,7 +21,7 @@ t.test('the product code keeps the architecture rules', async (t) => {
   process.chdir(ROOT);
   let result: ICruiseResult;
   try {
-    const reported = await cruise(['common', 'pack', 'compiler', 'runtime', 'server', 'cli'], {
+    const reported = await cruise(['common', 'pack', 'compiler', 'runtime', 'server', 'cli', 'web'], {
       ...config.options,
       validate: true,
       ruleSet: { forbidden: config.forbidden },
@@ -37,6 +38,15 @@ t.test('the product code keeps the architecture rules', async (t) => {
   const broken = result.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
   t.same(broken, [], 'no rule is broken');
   const names = config.forbidden.map((r) => r.name);
-  for (const rule of ['no-circular', 'no-test-helpers', 'pure-core', 'layer-common', 'layer-compiler', 'layer-runtime'])
+  for (const rule of [
+    'no-circular',
+    'no-test-helpers',
+    'pure-core',
+    'layer-common',
+    'layer-compiler',
+    'layer-runtime',
+    'web-alone',
+    'no-web-in-stages',
+  ])
     t.ok(names.includes(rule), `the rule ${rule} is in force`);
 });

@@ -37,7 +37,8 @@ export function demoCommand(): Command {
     )
     .option('--vendor-port <n>', 'port of the demo vendor (default: a free port)', parsePort)
     .option('--once', 'start, print the summary and the examples, then stop (for checks)')
-    .action(async (opts: { port: number; vendorPort?: number; once?: boolean }) => {
+    .option('--no-ui', 'do not serve the playground web page at /')
+    .action(async (opts: { port: number; vendorPort?: number; once?: boolean; ui: boolean }) => {
       const out = await mkdtemp(join(tmpdir(), 'svc-demo-'));
       const vendor = await startDemoVendor(opts.vendorPort !== undefined ? { port: opts.vendorPort } : {});
       const cleanup = async () => {
@@ -59,6 +60,7 @@ export function demoCommand(): Command {
           host: '127.0.0.1',
           http: true,
           mcp: true,
+          ui: opts.ui,
         };
         const running = await startServe(flags, process.env).catch(async (e: NodeJS.ErrnoException) => {
           if (e?.code !== 'EADDRINUSE' || opts.port === 0) throw e;

@@ -4,9 +4,11 @@ import { svcError, SvcFailure } from '../../common/errors.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../../common/log.js';
 import { createLogger } from '../../server/logger.js';
 import { SvcApp } from '../../server/app.js';
-import { limitsFromEnv } from '../../server/limits.js';
+import { limitsFromEnv, type Limits } from '../../server/limits.js';
 import { listen, DEFAULT_HOST, DEFAULT_PORT, type Listening } from '../../server/serve.js';
 import { artifactSettingsFromEnv, storeFromUrl } from '../../runtime/artifacts/index.js';
+import { s3SettingsFromEnv } from '../../runtime/artifacts/s3-settings.js';
+import { blobsFromUrl } from '../../runtime/graph-blobs.js';
 import { teachabilityCheck } from '../../compiler/teachable.js';
 import {
   addCatalogOptions,
@@ -22,10 +24,13 @@ import { mcpConfigFromEnv } from '../../server/mcp/config.js';
 import { sessionStoreFromEnv } from '../../server/stores.js';
 import { readOnlyFromEnv } from '../../server/read-only-env.js';
 import { CREDENTIALS_ENV, outboundFromEnv } from '../../server/credentials.js';
+import { playgroundDir } from '../package-root.js';
 
 interface ServeFlags extends CatalogFlags {
   http?: boolean;
   mcp?: boolean;
+  /** The playground at `/` (with the HTTP surface); `--no-ui` sets false. Default: served. */
+  ui?: boolean;
   port: number;
   host: string;
 }
@@ -37,6 +42,7 @@ export function serveCommand(): Command {
     )
     .option('--http', 'serve the HTTP routes (with --mcp too: both; alone: HTTP only)')
     .option('--mcp', 'serve the MCP endpoint /mcp (with --http too: both; alone: MCP only)')
+    .option('--no-ui', 'do not serve the playground web page at / (served with the HTTP surface by default)')
     .addOption(new Option('--port <n>', 'port to listen on').default(DEFAULT_PORT).argParser(parsePort))
     .addOption(
       new Option('--host <addr>', 'address to listen on; 0.0.0.0 exposes the server to the network').default(
@@ -46,7 +52,9 @@ export function serveCommand(): Command {
     .addHelpText(
       'after',
       `
-Without --http or --mcp both surfaces are served; /v1/health always answers.
+Without --http or --mcp both surfaces are served; /v1/health always answers. With the HTTP
+surface the playground (a web page over the public HTTP API, docs/playground.md) answers at /
+unless --no-ui is given.
 
 Environment (limits: see docs/http.md "Limits"):
   SVC_INCOMING_AUTH_MODE            off (default), optional or required (see docs/auth.md)
@@ -57,6 +65,9 @@ Environment (limits: see docs/http.md "Limits"):
   SVC_CONTROL_PLANE_SECRET          enables POST /internal/catalog-registry/v1/reload (header x-svc-control-plane-secret)
   SVC_BACKEND_URL_<ENTRY_ID>        backend URL override of one catalog (--backend wins)
   SVC_MCP_TRANSPORT_KV_URL          redis://host:port/db: sessions, tokens, page handles and operations shared by replicas (default: this process)
+  SVC_GRAPH_CACHE_URL               file:///abs/dir or s3://bucket/prefix: the session graph persists there (default: in memory)
+  SVC_GRAPH_HOT_MAX_ENTITIES        rows the session graph holds in this process (default 2048)
+  SVC_GRAPH_MAX_AGE_SECS            rows a session saw in earlier runs answer its gets by id for this long (default 0: same run only)
   SVC_OPERATION_LEASE_SECS          with Redis: lease of a running operation, renewed every third (default 15)
   SVC_RUN_ARTIFACTS_URL             memory: (default), file:///abs/dir or s3://bucket/prefix for run snapshots
   SVC_S3_ENDPOINT                   S3-compatible endpoint (MinIO, ...); credentials from the AWS SDK chain (AWS_ACCESS_KEY_ID, ...)
@@ -107,6 +118,7 @@ export async function startServe(
   out: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<Running> {
   const surfaces = { http: Boolean(flags.http) || !flags.mcp, mcp: Boolean(flags.mcp) || !flags.http };
+  const ui = surfaces.http && flags.ui !== false;
   const logger = loggerFromEnv(env);
   const limits = limitsFromEnv(env);
   // The first load and every reload read the same settings (backend overrides, SVC_BACKEND_URL_*, checks).
@@ -129,6 +141,14 @@ export async function startServe(
     await store.close();
     throw e;
   });
+  const graphUrl = env.SVC_GRAPH_CACHE_URL?.trim();
+  const graphBlobs = graphUrl
+    ? await blobsFromUrl(graphUrl, s3SettingsFromEnv(env, [])).catch(async (e: unknown) => {
+        await artifacts.close();
+        await store.close();
+        throw e;
+      })
+    : undefined;
   const app = new SvcApp({
     sessions: store.sessions,
     replica: store.replica,
@@ -138,11 +158,13 @@ export async function startServe(
     loadOptions,
     artifacts,
     runtime: { env, auth: outbound.auth },
+    ...(graphBlobs ? { graphBlobs } : {}),
     limits,
     auth,
     surfaces,
     ...(readOnly ? { readOnly } : {}),
     ...(mcp ? { mcp } : {}),
+    ...(ui ? { ui: { dir: playgroundDir() } } : {}),
     ...(env.SVC_CONTROL_PLANE_SECRET ? { controlPlaneSecret: env.SVC_CONTROL_PLANE_SECRET } : {}),
     logger,
   });
@@ -160,6 +182,7 @@ export async function startServe(
   );
   if (env.SVC_READ_ONLY?.trim() === 'true') out('read-only: every caller may only read (SVC_READ_ONLY)\n');
   if (outbound.file) out(`outbound credentials: ${CREDENTIALS_ENV} (reloaded on SIGHUP)\n`);
+  out(`session graph: ${graphLine(limits, graphUrl)}\n`);
   const onHup = () => void outbound.reload(app.registry);
   if (outbound.file) process.on('SIGHUP', onHup);
   out(
@@ -176,6 +199,7 @@ export async function startServe(
     surfaces.mcp ? `MCP (Streamable HTTP at ${listening.url}/mcp)` : '',
   ].filter(Boolean);
   out(`svc listening on ${listening.url}\nsurfaces: ${served.join(' and ')}\n`);
+  if (ui) out(`playground: ${listening.url}/\n`);
   return {
     listening,
     app,
@@ -183,9 +207,23 @@ export async function startServe(
       process.off('SIGHUP', onHup);
       await listening.close(limits.shutdownGraceMs);
       await artifacts.close();
+      graphBlobs?.close();
       await store.close();
     },
   };
+}
+
+/** The start-up line of the session graph: its cap, max age and where it persists (the URL's scheme only). */
+function graphLine(limits: Limits, url: string | undefined): string {
+  const age = limits.graphMaxAgeMs
+    ? `rows of earlier runs used for ${limits.graphMaxAgeMs / 1000} s`
+    : 'rows of the same run only';
+  const where = !url
+    ? 'in memory'
+    : limits.graphMaxAgeMs
+      ? `persisted in ${url.split(':')[0]}:`
+      : 'not persisted (max age 0)';
+  return `${limits.graphHotMaxEntities} rows hot, ${age}, ${where}`;
 }
 
 /** SVC_LOG_LEVEL (debug, info, warn, error; default info): JSON lines on stderr, pretty on a terminal. */

@@ -43,7 +43,12 @@ export function isNoSuchBucket(e: unknown): boolean {
  * `store_unavailable`: the store of `bucket` could not `what` ("be reached", "read a snapshot").
  * The cause holds the error's name and HTTP status only.
  */
-export function storeUnavailable(bucket: string, what: string, e: unknown): SvcFailure {
+export function storeUnavailable(
+  bucket: string,
+  what: string,
+  e: unknown,
+  store = 'run artifact store of SVC_RUN_ARTIFACTS_URL',
+): SvcFailure {
   const name = s3ErrorName(e);
   const status = s3Status(e);
   const hint =
@@ -53,18 +58,17 @@ export function storeUnavailable(bucket: string, what: string, e: unknown): SvcF
         ? 'the bucket is in another region: set SVC_S3_REGION to its region'
         : 'check that the object store is up and reachable (SVC_S3_ENDPOINT, the network), then retry shortly';
   return new SvcFailure([
-    svcError(
-      'store_unavailable',
-      `the S3 run artifact store of SVC_RUN_ARTIFACTS_URL (bucket \`${bucket}\`) could not ${what}`,
-      { hint, cause: status !== undefined ? `${name} (HTTP ${status})` : name },
-    ),
+    svcError('store_unavailable', `the S3 ${store} (bucket \`${bucket}\`) could not ${what}`, {
+      hint,
+      cause: status !== undefined ? `${name} (HTTP ${status})` : name,
+    }),
   ]);
 }
 
 /** `bad_arguments`: the bucket of SVC_RUN_ARTIFACTS_URL does not exist (svc never creates one). */
-export function noSuchBucket(bucket: string): SvcFailure {
+export function noSuchBucket(bucket: string, setting = 'SVC_RUN_ARTIFACTS_URL'): SvcFailure {
   return new SvcFailure([
-    svcError('bad_arguments', `SVC_RUN_ARTIFACTS_URL: the S3 bucket \`${bucket}\` does not exist`, {
+    svcError('bad_arguments', `${setting}: the S3 bucket \`${bucket}\` does not exist`, {
       hint: `create it first (aws s3 mb s3://${bucket}, or mc mb for MinIO) or name an existing bucket; svc never creates buckets`,
     }),
   ]);

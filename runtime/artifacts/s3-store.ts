@@ -208,7 +208,7 @@ export class S3ArtifactStore implements ArtifactStore {
 }
 
 /** The S3 client of `s`: 3 attempts a request, timeouts, path style by default with an endpoint. */
-function clientConfig(s: S3Settings): S3ClientConfig {
+export function clientConfig(s: S3Settings): S3ClientConfig {
   const config: S3ClientConfig = {
     region: s.region ?? DEFAULT_S3_REGION,
     forcePathStyle: s.forcePathStyle ?? s.endpoint !== undefined,

@@ -51,7 +51,8 @@ export async function storeFromUrl(
   );
 }
 
-function fileDir(u: string): string {
+/** The absolute directory of a `file:///abs/dir` URL (`setting` names the variable in errors). */
+export function fileDir(u: string, setting = 'SVC_RUN_ARTIFACTS_URL'): string {
   let dir: string | undefined;
   try {
     if (u.toLowerCase().startsWith('file://')) dir = fileURLToPath(u);
@@ -61,7 +62,7 @@ function fileDir(u: string): string {
   if (!dir || !isAbsolute(dir) || parse(dir).root === dir) {
     throw failure(
       'bad_arguments',
-      'SVC_RUN_ARTIFACTS_URL: the file URL does not name an absolute local directory',
+      `${setting}: the file URL does not name an absolute local directory`,
       'write file:///absolute/dir (three slashes; no host, no relative path, not the filesystem root)',
     );
   }

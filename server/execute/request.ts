@@ -7,6 +7,7 @@ import type { Registry } from '../../pack/registry.js';
 import type { ArtifactStore } from '../../runtime/artifacts/index.js';
 import type { ExecuteOptions } from '../../runtime/execute.js';
 import type { HttpClient } from '../../runtime/http-client.js';
+import type { Blobs } from '../../runtime/graph-blobs.js';
 import type { ProgressEvent } from '../../runtime/progress.js';
 import type { Limits } from '../limits.js';
 import type { PlanCache } from './plan-cache.js';
@@ -80,6 +81,8 @@ export interface ServiceDeps {
   logger?: Logger;
   /** This process among replicas sharing the session store (default: one process, no leases). */
   replica?: ReplicaOptions;
+  /** Where the session graph persists (`SVC_GRAPH_CACHE_URL`); default: in memory only. */
+  graphBlobs?: Blobs;
   /** Whether callers of `tenant` may only read (SVC_READ_ONLY, or read_only per tenant in the credentials file). Default: nobody. */
   readOnly?: (tenant: string) => boolean;
 }

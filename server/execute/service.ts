@@ -10,7 +10,6 @@ import { SILENT, type Logger } from '../../common/log.js';
 import { quote } from '../../common/quote.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
 import type { Plan, Review } from '../../compiler/plan.js';
-import type { Registry } from '../../pack/registry.js';
 import type { AuthResolver } from '../../runtime/auth.js';
 import { executePlan, type ExecuteOptions } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
@@ -32,6 +31,7 @@ import { storedRun } from './stored-run.js';
 import { LogicalSessions } from './logical.js';
 import { localReplica } from './replica.js';
 import { callerOf, withAuth } from './caller.js';
+import { SessionGraphs } from './graphs.js';
 import { checkPins, cleanRead, compileInSession, pollOnly, type Compiled } from './session-compile.js';
 
 export { cleanRead } from './session-compile.js';
@@ -57,9 +57,9 @@ export class ExecuteService {
   readonly plans: PlanCache;
   readonly background: Background;
   readonly teach: Teacher;
-  /** Logical sessions (MCP): refs bound to sessions, context calls. */
   readonly logical: LogicalSessions;
   private readonly backgroundHttp: HttpClient;
+  readonly graphs: SessionGraphs;
   /** Runtime options of every run, with the outbound credentials resolver they share. */
   private readonly runtime: ExecuteOptions & { auth: AuthResolver };
   /** Aborted at shutdown: synchronous runs still going are cancelled with it. */
@@ -76,6 +76,8 @@ export class ExecuteService {
     this.plans = deps.planCache ?? new PlanCache();
     this.backgroundHttp = deps.backgroundHttp ?? new PooledHttpClient();
     this.runtime = withAuth(deps.runtime);
+    // The clock the runtime stamps rows with (an injected service clock may be another one).
+    this.graphs = new SessionGraphs(this.limits, this.runtime.now ?? Date.now, deps.graphBlobs, this.logger);
     this.teach = new Teacher(deps.registry, deps.sessions, deps.readOnly);
     this.logical = new LogicalSessions({ registry: deps.registry, repo: deps.sessions, teach: this.teach });
     this.background = new Background({
@@ -96,13 +98,9 @@ export class ExecuteService {
     });
   }
 
-  private get registry(): Registry {
-    return this.deps.registry();
-  }
-
   /** The session at `key` for `tenant` (`unknown_session`, `forbidden`); `stale` set after a reload changed its catalogs. */
   find(key: SessionKey, tenant: string): Promise<Found> {
-    return findSession(this.deps.sessions, key, tenant, this.registry);
+    return findSession(this.deps.sessions, key, tenant, this.deps.registry());
   }
 
   /** A new session on one catalog, with its first wave. */
@@ -177,13 +175,14 @@ export class ExecuteService {
     this.background.checkCap(s);
     const req = { force: false, plan_commit_ref: ref };
     const accepted = await passGate(this.deps.sessions, s, c.commit_id, c.review, req, this.now());
-    const how = this.how(s, accepted, c.review, follow.who);
+    const how = await this.how(s, accepted, c.review, follow.who);
     return this.background.awaitRun(s, c.plan, c.commit_id, how, program, follow);
   }
 
   /** A program compiled for this session (the plan cache first). */
   private compiled(s: SessionState, program: string): Compiled {
-    const { registry, plans, logger } = this;
+    const { plans, logger } = this;
+    const registry = this.deps.registry();
     return compileInSession({ registry, plans, maxCalls: this.limits.maxVendorCalls, logger }, s, program);
   }
 
@@ -205,7 +204,7 @@ export class ExecuteService {
     // The cap is checked before the gate, so a refused start does not spend a write's pcN.
     if (!req.wait) this.background.checkCap(s);
     const accepted = await passGate(this.deps.sessions, s, commit_id, review, req, this.now());
-    const how = this.how(s, accepted, review, req.who);
+    const how = await this.how(s, accepted, review, req.who);
     if (!req.wait) return this.background.start(s, plan, commit_id, how, program);
     return this.live(s, plan, commit_id, how, program, req);
   }
@@ -220,7 +219,7 @@ export class ExecuteService {
   ): Promise<Outcome> {
     const startedAt = new Date(this.now());
     const signal = this.signal(req.signal);
-    const run = await executePlan(plan, this.registry, {
+    const run = await executePlan(plan, this.deps.registry(), {
       ...this.runtime,
       ...runOptions(how),
       signal,
@@ -233,8 +232,9 @@ export class ExecuteService {
   }
 
   /** How a run passed the gate: accepted writes, its call cap, and who its vendor calls are made for. */
-  private how(s: SessionState, accepted: boolean, review: Review, who: Who | undefined): RunHow {
-    return { accepted, maxCalls: callCap(this.limits, accepted, review), caller: callerOf(this.runtime.auth, s, who) };
+  private async how(s: SessionState, accepted: boolean, review: Review, who: Who | undefined): Promise<RunHow> {
+    const caller = callerOf(this.runtime.auth, s, who);
+    return { accepted, maxCalls: callCap(this.limits, accepted, review), caller, graph: await this.graphs.view(s) };
   }
 
   /** A run's signal: the caller's, and shutdown. */
@@ -244,6 +244,7 @@ export class ExecuteService {
 
   /** What a finished run leaves in its session (finish-run.ts). */
   private finish(...a: FinishArgs) {
+    this.graphs.saved(a[0]);
     return finishRun({ repo: this.deps.sessions, artifacts: this.artifacts, logger: this.logger }, ...a);
   }
 
@@ -255,7 +256,7 @@ export class ExecuteService {
   ): Promise<Outcome> {
     if (c.kind === 'page')
       return continuePageHandle(s, c, {
-        registry: this.registry,
+        registry: this.deps.registry(),
         repo: this.deps.sessions,
         runtime: { ...this.runtime, caller: callerOf(this.runtime.auth, s, req.who), signal: this.signal(req.signal) },
         ...(req.pageRows !== undefined ? { maxRows: req.pageRows } : {}),
@@ -265,7 +266,7 @@ export class ExecuteService {
 
   /** A client-compiled plan, checked, reviewed and run like a compiled program. */
   async resolvedPlan(s: SessionState, plan: unknown, req: RunRequest, program?: string): Promise<Outcome> {
-    const c = reviewResolvedPlan(plan, this.registry, this.limits.maxVendorCalls);
+    const c = reviewResolvedPlan(plan, this.deps.registry(), this.limits.maxVendorCalls);
     checkPins(s, c.plan);
     return this.planOrRun(s, c.plan, c.commit_id, c.review, req, program);
   }
@@ -283,7 +284,7 @@ export class ExecuteService {
   /** Resolves when no background operation runs and every run artifact write has settled. */
   async idle(): Promise<void> {
     await this.background.idle();
-    await this.artifacts.flush();
+    await Promise.all([this.artifacts.flush(), this.graphs.flush()]);
   }
 
   /**

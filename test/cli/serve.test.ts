@@ -225,7 +225,7 @@ t.test('other bad start-ups: malformed --backend and --port are usage errors, no
 });
 
 t.test(
-  'shared stores at start-up: unreachable, unsupported or not implemented stops the start, naming the setting',
+  'shared stores at start-up: unreachable, unsupported or malformed stops the start, naming the setting',
   async (t) => {
     const port = await freePort(); // nothing listens there
     const cases: Array<[Record<string, string>, RegExp]> = [
@@ -234,8 +234,19 @@ t.test(
         /^store_unavailable: .*SVC_MCP_TRANSPORT_KV_URL/m,
       ],
       [{ SVC_MCP_TRANSPORT_KV_URL: 'memcached://127.0.0.1:11211' }, /^unsupported_store: SVC_MCP_TRANSPORT_KV_URL/m],
-      [{ SVC_GRAPH_CACHE_URL: 's3://graphs/x' }, /^unsupported_store: SVC_GRAPH_CACHE_URL: .*not implemented/m],
-      [{ SVC_GRAPH_HOT_MAX_ENTITIES: '100' }, /^unsupported_store: SVC_GRAPH_HOT_MAX_ENTITIES/m],
+      [
+        { SVC_GRAPH_CACHE_URL: 'gs://graphs/x' },
+        /^unsupported_store: SVC_GRAPH_CACHE_URL is not a file:\/\/\/ or s3:\/\/ URL/m,
+      ],
+      [
+        { SVC_GRAPH_CACHE_URL: 's3://graphs/x', SVC_S3_ENDPOINT: `http://127.0.0.1:${port}` },
+        /^store_unavailable: the S3 session graph store of SVC_GRAPH_CACHE_URL \(bucket `graphs`\)/m,
+      ],
+      [{ SVC_GRAPH_HOT_MAX_ENTITIES: 'lots' }, /^bad_arguments: SVC_GRAPH_HOT_MAX_ENTITIES="lots"/m],
+      [
+        { SVC_GRAPH_MAX_AGE_SECS: '-1' },
+        /^bad_arguments: SVC_GRAPH_MAX_AGE_SECS="-1" is not a whole number of seconds/m,
+      ],
       [
         { SVC_MCP_TRANSPORT_KV_URL: 'redis://127.0.0.1:1/0', SVC_OPERATION_LEASE_SECS: 'soon' },
         /SVC_OPERATION_LEASE_SECS/,

@@ -1,0 +1,92 @@
+/** Rows of each returned expression as a table sortable by any column; `more` sends `page(pgN)`. */
+import { useState } from 'preact/hooks';
+import type { Block, Row } from '../api/types.js';
+
+export function Results({ blocks, more }: { blocks: Block[]; more: (handle: string) => void }) {
+  return (
+    <div class="results" data-testid="results">
+      {blocks.map((b, i) => (
+        <BlockView key={`${i}-${b.entity}`} block={b} index={i} more={more} />
+      ))}
+    </div>
+  );
+}
+
+/** Columns in first-seen key order (as the plain-text format does). */
+export function columnsOf(rows: Row[]): string[] {
+  const seen = new Set<string>();
+  for (const r of rows) for (const k of Object.keys(r)) seen.add(k);
+  return [...seen];
+}
+
+/** Compares two cells: numbers as numbers, empty last, the rest as text. */
+export function compareCells(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === undefined || a === null) return 1;
+  if (b === undefined || b === null) return -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return cellText(a).localeCompare(cellText(b), undefined, { numeric: true });
+}
+
+export function cellText(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v);
+}
+
+function BlockView({ block, index, more }: { block: Block; index: number; more: (handle: string) => void }) {
+  const [sort, setSort] = useState<{ col: string; dir: 1 | -1 } | null>(null);
+  const cols = columnsOf(block.rows);
+  const rows = sort ? [...block.rows].sort((a, b) => sort.dir * compareCells(a[sort.col], b[sort.col])) : block.rows;
+  const handle = block.more ? /page\(([^)]+)\)/.exec(block.more)?.[1] : undefined;
+  const toggle = (col: string) =>
+    setSort((s) => (s?.col === col ? (s.dir === 1 ? { col, dir: -1 } : null) : { col, dir: 1 }));
+  const captionId = `block-${index}`;
+  return (
+    <section class="block" data-testid="result-block">
+      <h3 id={captionId}>
+        <code>{block.entity}</code>: {block.count}
+        {block.total !== undefined ? ` of ${block.total}` : ''} rows
+      </h3>
+      {block.done && <p data-testid="block-done">{block.done}</p>}
+      {cols.length > 0 && (
+        <div class="table-scroll">
+          <table class="rows" data-testid="results-table" aria-labelledby={captionId}>
+            <thead>
+              <tr>
+                {cols.map((c) => (
+                  <th
+                    key={c}
+                    scope="col"
+                    aria-sort={sort?.col === c ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}
+                  >
+                    <button type="button" class="sort" data-testid={`sort-${c}`} onClick={() => toggle(c)}>
+                      {c}
+                      <span aria-hidden="true">{sort?.col === c ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</span>
+                    </button>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r, i) => (
+                <tr key={i}>
+                  {cols.map((c) => (
+                    <td key={c}>{cellText(r[c])}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {block.rows.length === 0 && !block.done && <p class="muted">(no rows)</p>}
+      {handle && (
+        <button type="button" data-testid="more-button" onClick={() => more(handle)}>
+          More: <code>page({handle})</code>
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,21 @@
+/** What the page holds about an open session: its address, pinned catalogs, rules, waves and symbols. */
+import type { PinnedEntry, Symbols } from '../api/types.js';
+import type { SessionRef } from '../api/svc.js';
+import type { TeachingRow } from '../lang/teaching.js';
+
+export interface Wave {
+  revision: number;
+  seeds: string[];
+  rows: TeachingRow[];
+  notice?: string;
+}
+
+export interface SessionState {
+  ref: SessionRef;
+  entry: string;
+  entries: PinnedEntry[];
+  revision: number;
+  rules: string[];
+  waves: Wave[];
+  symbols: Symbols | null;
+}
