@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm pretest: the system programs the tests start themselves (redis-server; openssl, which makes
-# the test CA of the mTLS tests; both Debian packages). A missing one is installed when we are
+# the test CA of the mTLS tests; chromium, the browser of the playground's end-to-end tests,
+# test/web/e2e-*.test.ts; all Debian packages). A missing one is installed when we are
 # root with apt-get; otherwise the run stops with one line naming the command to run. Tests never
 # skip for want of one.
 set -euo pipefail
@@ -20,3 +21,4 @@ need() {
 
 need redis-server redis-server
 need openssl openssl
+need chromium chromium

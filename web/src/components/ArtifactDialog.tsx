@@ -8,12 +8,17 @@ import * as svc from '../api/svc.js';
 
 export function ArtifactDialog(props: { session: svc.SessionRef; runId: string | null; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
+  /** Set while a close made here (runId went null) has its close event to come. */
+  const closing = useRef(false);
   const [text, setText] = useState('');
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
     if (!props.runId) {
-      if (d.open) d.close();
+      if (d.open) {
+        closing.current = true;
+        d.close();
+      }
       return;
     }
     setText('loading…');
@@ -29,7 +34,9 @@ export function ArtifactDialog(props: { session: svc.SessionRef; runId: string |
       class="artifact-dialog"
       aria-labelledby="artifact-title"
       data-testid="artifact-dialog"
-      onClose={props.onClose}
+      // Only a close the user made (Escape) is reported: the close event of one made here comes a
+      // task later, when another run may already be shown.
+      onClose={() => (closing.current ? (closing.current = false) : props.onClose())}
     >
       <h2 id="artifact-title">
         Stored run <code>{props.runId}</code>

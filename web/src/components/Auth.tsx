@@ -32,6 +32,8 @@ export function AuthDialog(props: {
   onChanged: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  /** Set while a close made here (props.open went false) has its close event to come. */
+  const closing = useRef(false);
   const [kind, setKind] = useState<CredentialKind>(currentCredential()?.kind ?? 'bearer');
   const [value, setValue] = useState('');
   const [remember, setRemember] = useState(false);
@@ -40,7 +42,10 @@ export function AuthDialog(props: {
     const d = ref.current;
     if (!d) return;
     if (props.open && !d.open) d.showModal();
-    if (!props.open && d.open) d.close();
+    if (!props.open && d.open) {
+      closing.current = true;
+      d.close();
+    }
   }, [props.open]);
 
   const submit = (e: Event) => {
@@ -61,7 +66,10 @@ export function AuthDialog(props: {
       class="auth-dialog"
       aria-labelledby="auth-title"
       data-testid="auth-dialog"
-      onClose={props.onClose}
+      // Only a close the user made (Escape) is reported. The close event of one made here comes
+      // a task later, when the page may already want the dialog again (a 401 right after a
+      // credential was tried): reporting it would hide the dialog for good.
+      onClose={() => (closing.current ? (closing.current = false) : props.onClose())}
     >
       <form onSubmit={submit}>
         <h2 id="auth-title">Credential for svc</h2>
