@@ -6,7 +6,7 @@
  */
 import { quote } from '../common/quote.js';
 import { nearest } from '../common/suggest.js';
-import type { Capability, Entity } from '../pack/cgs.js';
+import type { Capability, Entity, ParamDef } from '../pack/cgs.js';
 import { WRITE_KINDS } from '../pack/cgs.js';
 import { limitHint, missingArgumentHint, unknownArgumentHint, type ArgSite, type Reads } from './argument-hint.js';
 import type { Arg, Call } from './ast.js';
@@ -49,12 +49,14 @@ export function buildStep(
   };
   let ok = true;
   const seen = new Set<string>();
-  const site: ArgSite = { api, entity: entity.name, cap, call, ...(reads ? { reads } : {}) };
+  const site: ArgSite = { api, entity: entity.name, cap, call };
+  if (reads) site.reads = reads;
   const unknown: string[] = [];
   const sorting: SortArgs = {};
-  for (const [param, v] of Object.entries(pre)) {
+  for (const param in pre) {
+    const v = pre[param]!;
     seen.add(param);
-    const p = cap.params.find((x) => x.name === param)!;
+    const p = paramNamed(cap, param)!;
     if ('value' in v) {
       const arg = resolveArg(st, cap, p.name, v, v.name ? undefined : call.name.text);
       if (arg) step.args[param] = arg;
@@ -106,7 +108,9 @@ export function buildStep(
       sorting[n.text] = a;
       continue;
     }
-    if (/^p\d+$/.test(n.text)) {
+    // `p3`, `s0`: only names starting with p or s can be one (skip the tests for the others).
+    const c0 = n.text.charCodeAt(0);
+    if (c0 === 112 && /^p\d+$/.test(n.text)) {
       ok =
         st.fail(
           'legacy_symbol',
@@ -116,7 +120,7 @@ export function buildStep(
         ) ?? false;
       continue;
     }
-    if (/^s\d+$/.test(n.text)) {
+    if (c0 === 115 && /^s\d+$/.test(n.text)) {
       ok =
         st.fail(
           'legacy_slot',
@@ -126,7 +130,7 @@ export function buildStep(
         ) ?? false;
       continue;
     }
-    const p = cap.params.find((x) => x.name === n.text);
+    const p = paramNamed(cap, n.text);
     if (!p) {
       unknown.push(n.text);
       ok =
@@ -147,16 +151,19 @@ export function buildStep(
     if (arg) step.args[p.name] = arg;
     else ok = false;
   }
-  const sorted = resolveSort(st, site, sorting);
-  if (sorted.sort) step.sort = sorted.sort;
-  ok &&= sorted.ok;
+  if (sorting.sort || sorting.order) {
+    const sorted = resolveSort(st, site, sorting);
+    if (sorted.sort) step.sort = sorted.sort;
+    ok &&= sorted.ok;
+  }
   // A catalog default is what an absent argument means: the plan says it, the vendor gets it.
   for (const p of cap.params) if (!seen.has(p.name) && p.default !== undefined) step.args[p.name] = { lit: p.default };
   // A parameter that works only with others (`requires`): json-server ignores `_order` without `_sort`.
   for (const a of args) {
-    const p = a.name && cap.params.find((x) => x.name === a.name!.text);
-    const absent = (p ? (p.requires ?? []) : []).filter((r) => !(r in step.args));
-    if (p && absent.length)
+    const p = a.name && paramNamed(cap, a.name.text);
+    if (!p?.requires?.length) continue;
+    const absent = p.requires.filter((r) => !(r in step.args));
+    if (absent.length)
       ok =
         st.fail(
           'missing_argument',
@@ -168,9 +175,9 @@ export function buildStep(
   // At least one of these (an update that changes nothing): misspelt names are reported as such first.
   if (!unknown.length) ok = atLeastOne(st, cap, call, step) && ok;
   // A required parameter given under a misspelt name is reported once, as the misspelling.
-  const missing = cap.params.filter(
-    (p) => p.required && !seen.has(p.name) && !unknown.some((u) => nearest(u, [p.name]).length > 0),
-  );
+  const missing: ParamDef[] = [];
+  for (const p of cap.params)
+    if (p.required && !seen.has(p.name) && !unknown.some((u) => nearest(u, [p.name]).length > 0)) missing.push(p);
   if (missing.length) {
     ok =
       st.fail(
@@ -181,14 +188,14 @@ export function buildStep(
       ) ?? false;
   }
   if (!ok) return undefined;
-  for (const v of Object.values(step.args))
-    if ('ref' in v && !step.depends_on.includes(v.ref.step)) step.depends_on.push(v.ref.step);
-  for (const v of Object.values(step.args)) {
-    if ('ref' in v) {
-      const from = st.byId.get(v.ref.step);
-      if (from && (from.op === 'query' || from.op === 'search' || from.fanout))
-        step.fanout = { from: from.id, max: st.maxFanout };
-    }
+  // One pass over the arguments: the steps referred to, and the last of them that yields many rows.
+  for (const k in step.args) {
+    const v = step.args[k]!;
+    if (!('ref' in v)) continue;
+    if (!step.depends_on.includes(v.ref.step)) step.depends_on.push(v.ref.step);
+    const from = st.byId.get(v.ref.step);
+    if (from && (from.op === 'query' || from.op === 'search' || from.fanout))
+      step.fanout = { from: from.id, max: st.maxFanout };
   }
   st.push(step);
   if (st.steps.length > MAX_PROGRAM_STATEMENTS) {
@@ -212,8 +219,8 @@ function foldRef(st: ResolveState, v: PlanArg, onRow: Shape | undefined): PlanAr
 
 /** `at_least_one` of the capability: one of them must be in the step's arguments (defaults count). */
 function atLeastOne(st: ResolveState, cap: Capability, call: Call, step: PlanStep): boolean {
-  const names = cap.at_least_one ?? [];
-  if (!names.length || names.some((n) => n in step.args)) return true;
+  const names = cap.at_least_one;
+  if (!names?.length || names.some((n) => n in step.args)) return true;
   const first = cap.params.find((p) => p.name === names[0])!;
   const text = st.lines.text;
   const line = text.slice(text.lastIndexOf('\n', call.span.start - 1) + 1, call.span.start);
@@ -226,6 +233,12 @@ function atLeastOne(st: ResolveState, cap: Capability, call: Call, step: PlanSte
       showable(fix) ? `add one of them: ${fix}` : `add one of them, for example ${first.name}=${exampleLiteral(first)}`,
     ) ?? false
   );
+}
+
+/** The parameter of `cap` named `name` (a loop: this runs for every argument of every step). */
+function paramNamed(cap: Capability, name: string): ParamDef | undefined {
+  for (const p of cap.params) if (p.name === name) return p;
+  return undefined;
 }
 
 function paramList(cap: Capability): string {

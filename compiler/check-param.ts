@@ -3,7 +3,7 @@
  * non-empty list, each item checked), and the parameter's constraints (`constraint_violation`,
  * with the nearest valid value as the fix when there is one). Pure, like `values.ts`.
  */
-import type { JsonValue, ParamDef } from '../pack/cgs.js';
+import type { CONSTRAINT_KEYS, JsonValue, ParamDef } from '../pack/cgs.js';
 import { constraintExample, constraintProblem, type ConstraintProblem } from '../pack/param-constraints.js';
 import type { Value } from './ast.js';
 import { checkLiteral, exampleLiteral, type Checked } from './values.js';
@@ -38,7 +38,7 @@ export function checkParamLiteral(p: ParamDef, v: Value, optional: boolean): Che
 
 function checkOne(p: ParamDef, v: Value, optional: boolean): Checked {
   const c = checkLiteral(p.name, p, v, optional);
-  if (!c.ok || c.value === null) return c;
+  if (!c.ok || c.value === null || !constrained(p)) return c;
   const broken = constraintProblem(p, c.value);
   if (!broken) return c;
   const fix = fixOf(p, c.value, broken);
@@ -52,6 +52,30 @@ function checkOne(p: ParamDef, v: Value, optional: boolean): Checked {
     ...(fix !== undefined ? { fix } : {}),
   };
 }
+
+/**
+ * True when `p` has a constraint (else `constraintProblem` finds nothing, and is not asked). The
+ * keys are written out (a loop over `CONSTRAINT_KEYS` reads them by computed name, slowly);
+ * `_constraints` stops the build when a constraint is added and not checked here.
+ */
+function constrained(p: ParamDef): boolean {
+  return (
+    p.minimum !== undefined ||
+    p.maximum !== undefined ||
+    p.minLength !== undefined ||
+    p.maxLength !== undefined ||
+    p.pattern !== undefined ||
+    p.format !== undefined
+  );
+}
+const _constraints = {
+  minimum: true,
+  maximum: true,
+  minLength: true,
+  maxLength: true,
+  pattern: true,
+  format: true,
+} satisfies Record<(typeof CONSTRAINT_KEYS)[number], true>;
 
 /** The nearest valid value, as program text: the bound for a range, the cut text for maxLength, else an example. */
 function fixOf(p: ParamDef, v: JsonValue, broken: ConstraintProblem): string | undefined {

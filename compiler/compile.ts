@@ -12,6 +12,7 @@ import { parseProgram } from './parse.js';
 import { planCommitId, type Plan, type Review } from './plan.js';
 import { resolveProgram, type ResolveOptions } from './resolve.js';
 import { reviewPlan } from './review.js';
+import { LineIndex } from './spans.js';
 import type { SymbolTable } from './symbols.js';
 
 export type Compiled =
@@ -33,7 +34,8 @@ export interface CompileOptions {
  * @example compileProgram('e1(city="Berlin")[name]', { registry, symbols })
  */
 export function compileProgram(text: string, opts: CompileOptions): Compiled {
-  const parsed = parseProgram(text);
+  const lines = new LineIndex(text);
+  const parsed = parseProgram(text, lines);
   if (!parsed.program) return { kind: 'error', diagnostics: parsed.diagnostics };
   const [first] = parsed.program.statements;
   if (parsed.program.statements.length === 1 && first && first.kind !== 'binding' && first.kind !== 'expr') {
@@ -43,7 +45,7 @@ export function compileProgram(text: string, opts: CompileOptions): Compiled {
   if (opts.symbols) ropts.symbols = opts.symbols;
   if (opts.maxFanout !== undefined) ropts.maxFanout = opts.maxFanout;
   if (opts.maxLimit !== undefined) ropts.maxLimit = opts.maxLimit;
-  const r = resolveProgram(parsed.program, text, ropts);
+  const r = resolveProgram(parsed.program, text, ropts, lines);
   // Resolution goes statement by statement, so its diagnostics are in program order already.
   if (!r.plan) return { kind: 'error', diagnostics: boundErrors(r.diagnostics) };
   const review = reviewPlan(r.plan, opts.registry, opts.maxCalls ?? DEFAULT_MAX_VENDOR_CALLS);

@@ -10,6 +10,7 @@ import { svcError, type SvcError } from '../common/errors.js';
 import { quote } from '../common/quote.js';
 import type { Program, Statement } from './ast.js';
 import { buildStatement } from './ast-builder.js';
+import { fastProgram } from './fast-parse.js';
 import { lex } from './lexer.js';
 import { MAX_PROGRAM_STATEMENTS, programTooLarge } from './limits.js';
 import { statementParser } from './parser.js';
@@ -23,11 +24,13 @@ import { syntaxError } from './syntax-error.js';
  * with the count of the rest; a program of more than `MAX_PROGRAM_STATEMENTS` statements gets
  * only `program_too_large`, before any statement is parsed.
  *
+ * `lines`, when given, is the line index of `text` (compileProgram shares one with resolution).
+ *
  * @example parseProgram('e1(city="Berlin")[name]').program?.statements[0]?.kind // 'expr'
  */
-export function parseProgram(text: string): { program?: Program; diagnostics: SvcError[] } {
+export function parseProgram(text: string, lines?: LineIndex): { program?: Program; diagnostics: SvcError[] } {
   try {
-    return parse(text);
+    return parse(text, lines ?? new LineIndex(text));
   } catch {
     return {
       diagnostics: [
@@ -39,8 +42,19 @@ export function parseProgram(text: string): { program?: Program; diagnostics: Sv
   }
 }
 
-function parse(text: string): { program?: Program; diagnostics: SvcError[] } {
-  const lines = new LineIndex(text);
+function parse(text: string, lines: LineIndex): { program?: Program; diagnostics: SvcError[] } {
+  // A well-formed program (nearly every one) is built straight from its text (fast-parse.ts);
+  // the others go through Chevrotain, which words the diagnostics.
+  const fast = fastProgram(text, lines);
+  if (fast) return { program: fast, diagnostics: [] };
+  return parseChevrotain(text, lines);
+}
+
+/** The Chevrotain path: lex, split, parse each statement, build; every diagnostic is made here. */
+export function parseChevrotain(
+  text: string,
+  lines = new LineIndex(text),
+): { program?: Program; diagnostics: SvcError[] } {
   const { statements, diagnostics, hidden } = lex(text, lines);
   if (statements.length > MAX_PROGRAM_STATEMENTS) return { diagnostics: [tooManyStatements(statements, lines)] };
   const out: Statement[] = [];

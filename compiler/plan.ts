@@ -3,7 +3,8 @@
  * (pinned by `cgs_hash`), entities and capabilities by their real names and arguments by wire
  * names, so one program yields one commit id on every surface.
  */
-import { canonicalHash } from '../common/canonical.js';
+import { sha256Hex } from '../common/canonical.js';
+import { planJson } from './plan-json.js';
 import type { CapabilityKind, JsonValue, SortOrder } from '../pack/cgs.js';
 
 /** Bumped on any change of the plan format; part of the commit id. */
@@ -107,9 +108,12 @@ export interface Review {
   text: string;
 }
 
-/** The content-addressed commit id: sha256 of the canonical JSON of {version, steps, bind, return}. */
+/**
+ * The content-addressed commit id: sha256 of the canonical JSON of {version, steps, bind, return}
+ * (written by `planJson`, the same bytes as `canonicalJson` without its sorted copy).
+ */
 export function planCommitId(plan: Plan): string {
-  return canonicalHash({ version: plan.version, steps: plan.steps, bind: plan.bind, return: plan.return });
+  return sha256Hex(planJson(plan));
 }
 
 /** Catalog pins of a plan: api -> cgs_hash. */

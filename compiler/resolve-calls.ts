@@ -14,13 +14,22 @@ import type { ResolveState, Shape } from './resolve-state.js';
 import { defaultReads } from './symbols.js';
 import { exampleLiteral } from './values.js';
 
+/** The default reads of an entity, by its capability list (registries never change a list they gave out). */
+const readsByList = new WeakMap<Capability[], ReturnType<typeof defaultReads>>();
+
+function readsOf(st: ResolveState, api: string, entity: string): ReturnType<typeof defaultReads> {
+  const list = st.opts.registry.capabilitiesOf(api, entity);
+  let reads = readsByList.get(list);
+  if (!reads) readsByList.set(list, (reads = defaultReads(st.opts.registry, api, entity)));
+  return reads;
+}
+
 /** `e1("b-1")`, `e1(city="Berlin")`: picks the read capability the arguments fit. */
 export function resolveEntityCall(st: ResolveState, api: string, entity: Entity, call: Call): Shape | undefined {
-  const reads = defaultReads(st.opts.registry, api, entity.name);
-  const args = call.args ?? [];
-  const positional = args.filter((a) => !a.name);
-  const named = args.filter((a) => a.name);
-  const qn = `${api}:${entity.name}`;
+  const reads = readsOf(st, api, entity.name);
+  const positional: Arg[] = [];
+  const named: Arg[] = [];
+  for (const a of call.args ?? []) (a.name ? named : positional).push(a);
   if (positional.length > 0) {
     // A get whose path takes more than the id (`/repos/{owner}/{repo}/issues/{index}`) takes those by name.
     const scoped = !!reads.get && reads.get.params.some((p) => p.required && p.name !== reads.get!.id_param);
@@ -40,14 +49,14 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
       return st.fail(
         'unknown_argument',
         positional[0]!.span,
-        `${qn} has no get capability to fetch one row by id`,
+        `${api}:${entity.name} has no get capability to fetch one row by id`,
         'list rows with filters instead',
       );
     return buildStep(st, api, entity, reads.get, call, named, { [reads.get.id_param!]: positional[0]! });
   }
-  const reserved = [LIMIT_ARG, SORT_ARG, ORDER_ARG];
-  const names = named.map((a) => a.name!.text).filter((n) => !reserved.includes(n));
-  const takes = (c: Capability | undefined) => !!c && names.every((n) => c.params.some((p) => p.name === n));
+  const names: string[] = [];
+  for (const a of named) if (!RESERVED.includes(a.name!.text)) names.push(a.name!.text);
+  const takes = (c: Capability | undefined) => !!c && takesAll(c, names);
   if (reads.get && names.length === 1 && names[0] === reads.get.id_param && !takes(reads.query)) {
     return buildStep(st, api, entity, reads.get, call, named, {});
   }
@@ -63,7 +72,7 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
     return st.fail(
       'unknown_argument',
       call.span,
-      `${qn} has no query or search capability`,
+      `${api}:${entity.name} has no query or search capability`,
       reads.get ? `fetch one row by id: ${call.name.text}("<id>")` : 'use one of its m# capabilities',
     );
   // Report against the capability that takes the most of the given names.
@@ -166,6 +175,23 @@ function positionalShapeHint(st: ResolveState, call: Call, v: Value): { message:
     };
   }
   return undefined;
+}
+
+/** Arguments every list takes besides its parameters (a parameter of the same name wins, see build-step.ts). */
+const RESERVED: readonly string[] = [LIMIT_ARG, SORT_ARG, ORDER_ARG];
+
+/** `cap` has a parameter of every name (loops: this runs for every entity call). */
+function takesAll(cap: Capability, names: string[]): boolean {
+  for (const n of names) {
+    let found = false;
+    for (const p of cap.params)
+      if (p.name === n) {
+        found = true;
+        break;
+      }
+    if (!found) return false;
+  }
+  return true;
 }
 
 /** Every required parameter of a search that has some (its search terms) is among the names. */

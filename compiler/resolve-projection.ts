@@ -50,7 +50,7 @@ export function projectRows(
   depth: number,
   afterWrite = false,
 ): { projection: string[]; nest: PlanNest[] } | undefined {
-  const fields = entity.fields.map((f) => f.name);
+  const fields = fieldNames(entity);
   const proj: string[] = [];
   const nest: PlanNest[] = [];
   let ok = true;
@@ -101,6 +101,15 @@ export function projectRows(
     nest.push(n);
   }
   return ok ? { projection: proj, nest } : undefined;
+}
+
+/** The field names of an entity, listed once per entity (catalog entities never change). */
+const namesOf = new WeakMap<Entity, readonly string[]>();
+
+function fieldNames(entity: Entity): readonly string[] {
+  let names = namesOf.get(entity);
+  if (!names) namesOf.set(entity, (names = entity.fields.map((f) => f.name)));
+  return names;
 }
 
 /** A field written with arguments or a projection (`name(x=1)`, `name[a]`). */

@@ -47,8 +47,9 @@ export class ResolveState {
   constructor(
     source: string,
     readonly opts: ResolveOptions,
+    lines?: LineIndex,
   ) {
-    this.lines = new LineIndex(source);
+    this.lines = lines ?? new LineIndex(source);
     this.maxFanout = opts.maxFanout ?? DEFAULT_MAX_FANOUT;
     this.maxLimit = opts.maxLimit ?? DEFAULT_MAX_LIMIT;
   }

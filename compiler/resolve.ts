@@ -20,16 +20,19 @@ import { dottedQualified, isDottedQualified, resolveTarget } from './resolve-nam
 import { resolveProjection } from './resolve-projection.js';
 import type { ResolveOptions } from './resolve-options.js';
 import { ResolveState, type Shape } from './resolve-state.js';
+import type { LineIndex } from './spans.js';
 
 export { DEFAULT_MAX_FANOUT, DEFAULT_MAX_LIMIT, LIMIT_ARG } from './resolve-options.js';
 export type { ResolveOptions } from './resolve-options.js';
 
+/** Resolve a parsed program; `lines`, when given, is the line index of `source` (made once by compileProgram). */
 export function resolveProgram(
   program: Program,
   source: string,
   opts: ResolveOptions,
+  lines?: LineIndex,
 ): { plan?: Plan; diagnostics: SvcError[] } {
-  const st = new ResolveState(source, opts);
+  const st = new ResolveState(source, opts, lines);
   const bind: Record<string, string> = {};
   const ret: string[] = [];
   for (const s of program.statements) {
@@ -125,6 +128,8 @@ function resolveChain(st: ResolveState, chain: Chain): Shape | undefined {
 
 /** Dense step ids in order (`n1`, `n2`, ...), rewriting every reference. */
 function renumber(plan: Plan): Plan {
+  // Without folded steps (the usual case) the ids are dense already: nothing to rewrite.
+  if (plan.steps.every((s, i) => s.id === `n${i + 1}`)) return plan;
   const map = new Map(plan.steps.map((s, i) => [s.id, `n${i + 1}`]));
   const id = (x: string) => map.get(x) ?? x;
   const steps = plan.steps.map((s) => {

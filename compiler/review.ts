@@ -3,10 +3,11 @@
  * flow warnings; the number of remote-mutation steps; an upper bound of the vendor calls it makes
  * (against a budget); a short account of the DAG. Linear in the plan's size.
  */
-import type { Capability } from '../pack/cgs.js';
+import type { Capability, JsonValue } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 import { DEFAULT_MAX_VENDOR_CALLS } from './limits.js';
 import type { FlowWarning, Plan, PlanArg, PlanNest, PlanStep, Review } from './plan.js';
+import { jsonString } from './plan-json.js';
 
 /** A list step asking for more rows than this is an unbounded list. */
 export const REVIEW_MAX_ROWS = 1000;
@@ -103,31 +104,50 @@ function describeNest(n: PlanNest): string {
 }
 
 function arg(v: PlanArg): string {
-  return 'lit' in v ? JSON.stringify(v.lit) : `${v.ref.step}.${v.ref.field}`;
+  return 'lit' in v ? literal(v.lit) : `${v.ref.step}.${v.ref.field}`;
+}
+
+/** `JSON.stringify(v)`, with the common cases (a plain string, a boolean) written directly. */
+function literal(v: JsonValue): string {
+  if (typeof v === 'string') return jsonString(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return JSON.stringify(v);
 }
 
 /** One line per step; the bindings and returns of every step are looked up once, not per step. */
 function describeSteps(plan: Plan): string[] {
   const boundTo = new Map<string, string[]>();
-  for (const [name, id] of Object.entries(plan.bind)) {
+  for (const name in plan.bind) {
+    const id = plan.bind[name]!;
     const names = boundTo.get(id);
     if (names) names.push(name);
     else boundTo.set(id, [name]);
   }
   const returned = new Set(plan.return);
+  // Written by concatenation (no arrays of parts to join): this runs for every step of every plan.
   return plan.steps.map((s) => {
-    const args = Object.entries(s.args)
-      .map(([k, v]) => `${k}=${arg(v)}`)
-      .join(', ');
-    const parts = [`${s.id} ${s.effect === 'write' ? 'WRITE' : 'read'} ${s.api}:${s.entity} ${s.capability}(${args})`];
-    if (s.limit) parts.push(`limit ${s.limit}`);
-    if (s.sort) parts.push(`sort ${s.sort.field} ${s.sort.order}`);
-    if (s.fanout) parts.push(`once per row of ${s.fanout.from} (at most ${s.fanout.max})`);
-    if (s.projection) parts.push(`[${s.projection.join(',')}]`);
-    for (const n of s.nest ?? []) parts.push(describeNest(n));
+    let line = `${s.id} ${s.effect === 'write' ? 'WRITE' : 'read'} ${s.api}:${s.entity} ${s.capability}(`;
+    let sep = '';
+    for (const k in s.args) {
+      line += `${sep}${k}=${arg(s.args[k]!)}`;
+      sep = ', ';
+    }
+    line += ')';
+    if (s.limit) line += ` limit ${s.limit}`;
+    if (s.sort) line += ` sort ${s.sort.field} ${s.sort.order}`;
+    if (s.fanout) line += ` once per row of ${s.fanout.from} (at most ${s.fanout.max})`;
+    if (s.projection) line += ` [${joined(s.projection, ',')}]`;
+    for (const n of s.nest ?? []) line += ` ${describeNest(n)}`;
     const bound = boundTo.get(s.id);
-    if (bound) parts.push(`as ${bound.join(', ')}`);
-    if (returned.has(s.id)) parts.push('-> returned');
-    return parts.join(' ');
+    if (bound) line += ` as ${joined(bound, ', ')}`;
+    if (returned.has(s.id)) line += ' -> returned';
+    return line;
   });
+}
+
+/** `xs.join(sep)` for the few names of a projection or a step's bindings (join costs more for those). */
+function joined(xs: string[], sep: string): string {
+  let out = xs[0] ?? '';
+  for (let i = 1; i < xs.length; i++) out += sep + (xs[i] ?? '');
+  return out;
 }

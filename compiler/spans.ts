@@ -8,6 +8,8 @@ import type { SrcSpan } from './ast.js';
 
 export class LineIndex {
   private readonly starts: number[] = [0];
+  /** The 0-based line of the last lookup: offsets mostly come in text order, so it is tried first. */
+  private last = 0;
   constructor(readonly text: string) {
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.starts.push(i + 1);
   }
@@ -15,14 +17,19 @@ export class LineIndex {
   /** 1-based line and column of a 0-based offset (clamped into the text). */
   pos(offset: number): { line: number; col: number } {
     const o = Math.max(0, Math.min(offset, this.text.length));
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= o) lo = mid;
-      else hi = mid - 1;
+    const starts = this.starts;
+    let lo = this.last;
+    if (starts[lo]! > o || (lo + 1 < starts.length && starts[lo + 1]! <= o)) {
+      lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= o) lo = mid;
+        else hi = mid - 1;
+      }
+      this.last = lo;
     }
-    return { line: lo + 1, col: o - this.starts[lo]! + 1 };
+    return { line: lo + 1, col: o - starts[lo]! + 1 };
   }
 
   span(s: SrcSpan): Span {
