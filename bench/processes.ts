@@ -28,11 +28,13 @@ export async function startChild(
   benchDir = import.meta.dirname,
   /** Added to this process's environment for the child (e.g. `SVC_MCP_TRANSPORT_KV_URL`). */
   env: Record<string, string> = {},
+  /** Node flags for the child (e.g. `--expose-gc`, for heap readings after a full collection). */
+  nodeArgs: string[] = [],
 ): Promise<Child> {
   const prof = process.env.SVC_BENCH_CPU_PROF;
   const execArgv = prof
-    ? ['--cpu-prof', `--cpu-prof-dir=${prof}`, `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`]
-    : [];
+    ? ['--cpu-prof', `--cpu-prof-dir=${prof}`, `--cpu-prof-name=${kind}-${Date.now()}.cpuprofile`, ...nodeArgs]
+    : nodeArgs;
   const child: ChildProcess = fork(join(benchDir, 'serve-child.js'), [kind, ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv,

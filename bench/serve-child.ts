@@ -50,6 +50,8 @@ export interface ChildUsage {
   /** Peak resident set size of the process since start (getrusage ru_maxrss), bytes. */
   peakRss: number;
   heapUsed: number;
+  /** Heap used right after a full collection: only when the child runs with `--expose-gc`. */
+  heapAfterGc?: number;
   /** HTTP requests this server has received, and the targets of the last few. */
   requests: number;
   lastTargets: string[];
@@ -160,6 +162,8 @@ export async function startServer(
     usage: () => {
       const cpu = process.cpuUsage();
       const mem = process.memoryUsage();
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
       const u: ChildUsage = {
         type: 'usage',
         cpuUserUs: cpu.user,
@@ -167,6 +171,7 @@ export async function startServer(
         rss: mem.rss,
         peakRss: process.resourceUsage().maxRSS * 1024,
         heapUsed: mem.heapUsed,
+        ...(gc ? { heapAfterGc: process.memoryUsage().heapUsed } : {}),
         requests,
         lastTargets: [...lastTargets],
         ...(artifacts ? { artifacts: artifacts.size } : {}),

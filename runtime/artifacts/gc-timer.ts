@@ -4,7 +4,7 @@
  * failure never takes the process down. `stop` ends it; what the store holds stays.
  */
 import type { Logger } from '../../common/log.js';
-import { snapshotJson, type RunSnapshot } from './snapshot.js';
+import { ownerOf, snapshotJson, type RunSnapshot } from './snapshot.js';
 import { sha256Hex } from '../../common/canonical.js';
 
 /** setInterval cannot wait longer than this (larger values fire after 1 ms). */
@@ -48,11 +48,11 @@ export class GcTimer {
 
 /** `put` of every store: serialize the snapshot, take its id (`pr` + sha256), `write` it. */
 export async function putByWrite(
-  store: { write(id: string, json: string): Promise<void> },
+  store: { write(id: string, json: string, owner?: string): Promise<void> },
   s: RunSnapshot,
 ): Promise<string> {
   const json = snapshotJson(s);
   const id = 'pr' + sha256Hex(json);
-  await store.write(id, json);
+  await store.write(id, json, ownerOf(s));
   return id;
 }

@@ -14,6 +14,7 @@ export {
   DEFAULT_RETENTION_SECS,
   DEFAULT_GC_INTERVAL_SECS,
   DEFAULT_MEMORY_MAX_BYTES,
+  DEFAULT_MEMORY_PER_SESSION,
 } from './store.js';
 export { storeFromUrl } from './store-from-url.js';
 export type { ArtifactStore, StoreOptions, StoreStats, ArtifactSettings } from './store.js';

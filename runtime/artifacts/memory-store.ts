@@ -1,18 +1,35 @@
 /**
  * The process-local artifact store (the default): a Map of id -> snapshot JSON and creation
  * time. Snapshots are kept as JSON text, so a caller mutating a snapshot after `put` (or the
- * object `get` returned) never changes what is stored under its id. The store has a byte budget:
- * past it, the oldest snapshots are dropped first (never the one just stored).
+ * object `get` returned) never changes what is stored under its id. Two bounds, besides the
+ * retention: a byte budget (past it, the oldest snapshots are dropped first, never the one just
+ * stored) and a count per session (past it, that session's oldest is dropped), so the memory it
+ * takes grows with the sessions served, not with the reads one session makes.
  */
 import { isArtifactId, type RunSnapshot } from './snapshot.js';
 import { GcTimer, putByWrite } from './gc-timer.js';
-import { DEFAULT_MEMORY_MAX_BYTES, type ArtifactStore, type StoreOptions, type StoreStats } from './store.js';
+import {
+  DEFAULT_MEMORY_MAX_BYTES,
+  DEFAULT_MEMORY_PER_SESSION,
+  type ArtifactStore,
+  type StoreOptions,
+  type StoreStats,
+} from './store.js';
+
+interface Item {
+  json: string;
+  created: number;
+  owner: string | undefined;
+}
 
 export class MemoryArtifactStore implements ArtifactStore {
   /** Oldest first (insertion order). */
-  private readonly items = new Map<string, { json: string; created: number }>();
+  private readonly items = new Map<string, Item>();
+  /** The ids each session owns, oldest first. */
+  private readonly owned = new Map<string, Set<string>>();
   private readonly retentionMs: number;
   private readonly maxBytes: number;
+  private readonly perSession: number;
   /** UTF-16 code units of the JSON held: the memory the texts take is about twice this. */
   private held = 0;
   private readonly now: () => number;
@@ -21,6 +38,7 @@ export class MemoryArtifactStore implements ArtifactStore {
   constructor(opts: StoreOptions) {
     this.retentionMs = opts.retentionSecs * 1000;
     this.maxBytes = opts.memoryMaxBytes ?? DEFAULT_MEMORY_MAX_BYTES;
+    this.perSession = opts.memoryPerSession ?? DEFAULT_MEMORY_PER_SESSION;
     this.now = opts.now ?? Date.now;
     this.timer = new GcTimer(opts.gcIntervalSecs, {
       store: 'memory',
@@ -39,23 +57,44 @@ export class MemoryArtifactStore implements ArtifactStore {
     return putByWrite(this, s);
   }
 
-  async write(id: string, json: string): Promise<void> {
+  async write(id: string, json: string, owner?: string): Promise<void> {
     if (this.items.has(id)) return;
-    this.items.set(id, { json, created: this.now() });
+    this.items.set(id, { json, created: this.now(), owner });
     this.held += json.length;
+    if (owner !== undefined) this.own(owner, id);
     for (const [old, item] of this.items) {
       if (this.held <= this.maxBytes || old === id) break;
-      this.remove(old, item.json);
+      this.remove(old, item);
     }
   }
 
-  private remove(id: string, json: string): void {
+  /** Record that `owner` made `id`, dropping the owner's oldest past the per-session count. */
+  private own(owner: string, id: string): void {
+    let ids = this.owned.get(owner);
+    if (!ids) this.owned.set(owner, (ids = new Set()));
+    ids.add(id);
+    if (ids.size <= this.perSession) return;
+    const oldest = ids.values().next().value as string;
+    this.remove(oldest, this.items.get(oldest)!);
+  }
+
+  private remove(id: string, item: Item): void {
     this.items.delete(id);
-    this.held -= json.length;
+    this.held -= item.json.length;
+    if (item.owner === undefined) return;
+    const ids = this.owned.get(item.owner);
+    ids?.delete(id);
+    if (ids?.size === 0) this.owned.delete(item.owner);
   }
 
   stats(): StoreStats {
-    return { kind: 'memory', count: this.items.size, bytes: this.held, max_bytes: this.maxBytes };
+    return {
+      kind: 'memory',
+      count: this.items.size,
+      bytes: this.held,
+      max_bytes: this.maxBytes,
+      per_session: this.perSession,
+    };
   }
 
   async get(id: string): Promise<RunSnapshot | undefined> {
@@ -66,7 +105,7 @@ export class MemoryArtifactStore implements ArtifactStore {
 
   async delete(id: string): Promise<boolean> {
     const item = isArtifactId(id) ? this.items.get(id) : undefined;
-    if (item) this.remove(id, item.json);
+    if (item) this.remove(id, item);
     return item !== undefined;
   }
 
@@ -74,7 +113,7 @@ export class MemoryArtifactStore implements ArtifactStore {
     let removed = 0;
     for (const [id, item] of this.items) {
       if (now - item.created >= this.retentionMs) {
-        this.remove(id, item.json);
+        this.remove(id, item);
         removed++;
       }
     }

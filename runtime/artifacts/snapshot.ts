@@ -91,6 +91,12 @@ export interface SnapshotSession {
   tenant?: string;
 }
 
+/** The session a snapshot belongs to, as one string (undefined for a run outside a session). */
+export function ownerOf(s: RunSnapshot): string | undefined {
+  const o = s.session;
+  return o ? `${o.prompt_hash}/${o.session}` : undefined;
+}
+
 export interface SnapshotExtra {
   program?: string;
   startedAt: Date;

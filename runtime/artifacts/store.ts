@@ -20,8 +20,10 @@ export interface ArtifactStore {
   /**
    * Store `json`, the `snapshotJson` of a snapshot, under `id` (`pr` + its sha256): what `put`
    * does once it has serialized, for a caller that took the id already (`WriteBehindStore`).
+   * `owner` (`ownerOf` the snapshot) names the session that made it: the memory store keeps at
+   * most `memoryPerSession` snapshots per owner; the other stores ignore it.
    */
-  write(id: string, json: string): Promise<void>;
+  write(id: string, json: string, owner?: string): Promise<void>;
   /** The snapshot with this id; undefined when unknown, malformed, removed or corrupt. */
   get(id: string): Promise<RunSnapshot | undefined>;
   /** Remove one snapshot; true when it was there. */
@@ -41,6 +43,8 @@ export interface StoreStats {
   bytes?: number;
   /** The byte budget: past it, the oldest snapshots are dropped (memory store). */
   max_bytes?: number;
+  /** Snapshots kept per session: past it, that session's oldest is dropped (memory store). */
+  per_session?: number;
   /** Writes started after their answer and not finished yet (`WriteBehindStore`). */
   pending_writes?: number;
   /** Writes that failed since the start (each logged); their runs answer `unknown_run`. */
@@ -56,6 +60,8 @@ export interface StoreOptions {
   now?: () => number;
   /** Memory store only: bytes of snapshots held at most (default `DEFAULT_MEMORY_MAX_BYTES`). */
   memoryMaxBytes?: number;
+  /** Memory store only: snapshots kept per session at most (default `DEFAULT_MEMORY_PER_SESSION`). */
+  memoryPerSession?: number;
   /** Where GC passes are logged (default: nowhere). */
   logger?: Logger;
 }
@@ -71,12 +77,19 @@ export const DEFAULT_RETENTION_SECS = 7 * 24 * 60 * 60;
 export const DEFAULT_GC_INTERVAL_SECS = 300;
 /** Byte budget of the memory store (`SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES`): 256 MiB. */
 export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * Snapshots the memory store keeps per session (`SVC_RUN_ARTIFACTS_MEMORY_PER_SESSION`): 256, more
+ * than a session lists (its last 100 runs) plus its terminal operations (32), so every run a
+ * session can still name stays readable, and memory grows with sessions, not with reads.
+ */
+export const DEFAULT_MEMORY_PER_SESSION = 256;
 
 /**
  * The artifact settings of an environment: `SVC_RUN_ARTIFACTS_URL`,
  * `SVC_RUN_ARTIFACTS_RETENTION_SECS` (default 604800 = 7 days),
- * `SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS` (default 300) and `SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES`
- * (default 256 MiB, the memory store's budget), and for an `s3://` URL the `SVC_S3_*` settings
+ * `SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS` (default 300), `SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES`
+ * (default 256 MiB, the memory store's budget) and `SVC_RUN_ARTIFACTS_MEMORY_PER_SESSION` (default
+ * 256 snapshots per session in the memory store), and for an `s3://` URL the `SVC_S3_*` settings
  * (`s3SettingsFromEnv`). Throws `bad_arguments` for a value that is not a positive whole number, or
  * a bad `SVC_S3_*` value (checked even when the URL is not `s3://`). Empty values count as unset.
  */
@@ -91,10 +104,23 @@ export function artifactSettingsFromEnv(env: Record<string, string | undefined>)
     errors,
   );
   const memoryMaxBytes = positive(env, 'SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES', DEFAULT_MEMORY_MAX_BYTES, 'bytes', errors);
+  const memoryPerSession = positive(
+    env,
+    'SVC_RUN_ARTIFACTS_MEMORY_PER_SESSION',
+    DEFAULT_MEMORY_PER_SESSION,
+    'snapshots',
+    errors,
+  );
   const s3 = s3SettingsFromEnv(env, errors);
   if (errors.length) throw new SvcFailure(errors);
   const url = env.SVC_RUN_ARTIFACTS_URL?.trim();
-  const settings: ArtifactSettings = { url: url ? url : undefined, retentionSecs, gcIntervalSecs, memoryMaxBytes };
+  const settings: ArtifactSettings = {
+    url: url ? url : undefined,
+    retentionSecs,
+    gcIntervalSecs,
+    memoryMaxBytes,
+    memoryPerSession,
+  };
   if (url && /^s3:/i.test(url)) settings.s3 = s3;
   return settings;
 }

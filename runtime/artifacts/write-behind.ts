@@ -6,7 +6,7 @@
  */
 import { sha256Hex } from '../../common/canonical.js';
 import type { Logger } from '../../common/log.js';
-import { snapshotJson, type RunSnapshot } from './snapshot.js';
+import { ownerOf, snapshotJson, type RunSnapshot } from './snapshot.js';
 import type { ArtifactStore, StoreStats } from './store.js';
 
 export class WriteBehindStore implements ArtifactStore {
@@ -28,7 +28,7 @@ export class WriteBehindStore implements ArtifactStore {
     const id = 'pr' + sha256Hex(json);
     if (this.pending.has(id)) return id;
     const write = this.inner
-      .write(id, json)
+      .write(id, json, ownerOf(s))
       .catch((e: unknown) => {
         this.failed++;
         const where = s.session ? ` of session ${s.session.prompt_hash}/${s.session.session}` : '';
@@ -47,8 +47,8 @@ export class WriteBehindStore implements ArtifactStore {
     return this.inner.put(s);
   }
 
-  write(id: string, json: string): Promise<void> {
-    return this.inner.write(id, json);
+  write(id: string, json: string, owner?: string): Promise<void> {
+    return this.inner.write(id, json, owner);
   }
 
   async get(id: string): Promise<RunSnapshot | undefined> {

@@ -47,3 +47,41 @@ t.test('memory: a byte budget, oldest dropped first, never the snapshot just sto
   const id = await huge.put(sampleSnapshot(1, 20));
   t.ok(await huge.get(id), 'a snapshot over the whole budget is still stored (until the next one)');
 });
+
+t.test(
+  'memory: at most memoryPerSession snapshots per session, oldest dropped; other sessions untouched',
+  async (t) => {
+    const store = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 300, memoryPerSession: 3 });
+    t.teardown(() => store.close());
+    const of = (n: number, session: string) => ({
+      ...sampleSnapshot(n),
+      session: { prompt_hash: 'ph_1', session: session, tenant: '' },
+    });
+    const a: string[] = [];
+    for (let i = 0; i < 5; i++) a.push(await store.put(of(i, 'sa')));
+    const b = [await store.put(of(0, 'sb')), await store.put(of(1, 'sb'))];
+    const loose = await store.put(sampleSnapshot(9));
+    const held = async (ids: string[]) => Promise.all(ids.map(async (id) => (await store.get(id)) !== undefined));
+    t.same(await held(a), [false, false, true, true, true], 'session a keeps its newest 3');
+    t.same(await held(b), [true, true], 'session b keeps both');
+    t.ok(await store.get(loose), 'a snapshot without a session is bounded only by the budget');
+    t.equal(store.stats().count, 6);
+    t.equal(store.stats().per_session, 3);
+    t.ok(await store.delete(a[4]!));
+    a.push(await store.put(of(5, 'sa')));
+    t.same(await held(a), [false, false, true, true, false, true], 'a delete frees its slot: nothing else dropped');
+    const bytes = store.stats().bytes!;
+    await store.gc(Date.now() + 61_000);
+    t.same([store.stats().count, store.stats().bytes], [0, 0], `gc empties it (from ${bytes} bytes)`);
+    for (let i = 0; i < 4; i++) await store.put(of(10 + i, 'sa'));
+    t.equal(store.stats().count, 3, 'after gc the session counts from zero again');
+  },
+);
+
+t.test('memory: default 256 snapshots per session', async (t) => {
+  const store = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 300 });
+  t.teardown(() => store.close());
+  for (let i = 0; i < 300; i++)
+    await store.put({ ...sampleSnapshot(i), session: { prompt_hash: 'ph_1', session: 's', tenant: '' } });
+  t.equal(store.stats().count, 256);
+});

@@ -158,7 +158,13 @@ t.test('storeFromUrl: garbage is unsupported_store', async (t) => {
 });
 
 t.test('artifactSettingsFromEnv: defaults', async (t) => {
-  const defaults = { url: undefined, retentionSecs: 604_800, gcIntervalSecs: 300, memoryMaxBytes: 256 * 1024 * 1024 };
+  const defaults = {
+    url: undefined,
+    retentionSecs: 604_800,
+    gcIntervalSecs: 300,
+    memoryMaxBytes: 256 * 1024 * 1024,
+    memoryPerSession: 256,
+  };
   t.same(artifactSettingsFromEnv({}), defaults);
   t.same(
     artifactSettingsFromEnv({
@@ -166,6 +172,7 @@ t.test('artifactSettingsFromEnv: defaults', async (t) => {
       SVC_RUN_ARTIFACTS_RETENTION_SECS: '',
       SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' ',
       SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES: '',
+      SVC_RUN_ARTIFACTS_MEMORY_PER_SESSION: '',
     }),
     defaults,
     'empty counts as unset',
@@ -179,8 +186,15 @@ t.test('artifactSettingsFromEnv: values', async (t) => {
       SVC_RUN_ARTIFACTS_RETENTION_SECS: '3600',
       SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: ' 60 ',
       SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES: '1048576',
+      SVC_RUN_ARTIFACTS_MEMORY_PER_SESSION: '32',
     }),
-    { url: 'file:///var/lib/svc/runs', retentionSecs: 3600, gcIntervalSecs: 60, memoryMaxBytes: 1_048_576 },
+    {
+      url: 'file:///var/lib/svc/runs',
+      retentionSecs: 3600,
+      gcIntervalSecs: 60,
+      memoryMaxBytes: 1_048_576,
+      memoryPerSession: 32,
+    },
   );
   t.equal(artifactSettingsFromEnv({ SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS: '1' }).gcIntervalSecs, 1);
 });
@@ -191,6 +205,7 @@ t.test('artifactSettingsFromEnv: non-positive or non-integer values are bad_argu
       'SVC_RUN_ARTIFACTS_RETENTION_SECS',
       'SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS',
       'SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES',
+      'SVC_RUN_ARTIFACTS_MEMORY_PER_SESSION',
     ]) {
       try {
         artifactSettingsFromEnv({ [name]: bad });
