@@ -39,8 +39,11 @@ export function checkSecrets(entryId: string, auth: OutboundAuth, env: Env): Svc
 export interface AuthOptions {
   /** The credentials file as loaded (default: none, every call uses the environment). */
   config?: CredentialsConfig;
-  /** A refresh token the server rotated: write it back where it came from. */
-  onRotate?: (place: CredentialPlace, refreshToken: string) => void;
+  /**
+   * A refresh token the server rotated: write it back where it came from, over one of `replaces`,
+   * the tokens its chain held before (the one loaded first, oldest first).
+   */
+  onRotate?: (place: CredentialPlace, refreshToken: string, replaces: readonly string[]) => void;
 }
 
 type Sending = Exclude<OutboundAuth, { scheme: 'none' }>;
@@ -258,7 +261,7 @@ export class AuthResolver {
       const prev = this.rotated.get(source.key);
       const from = prev?.to === used ? [...prev.from, used] : [used];
       this.rotated.set(source.key, { from: from.length > 9 ? [from[0]!, ...from.slice(-8)] : from, to: t.refresh });
-      if (source.place) this.onRotate?.(source.place, t.refresh);
+      if (source.place) this.onRotate?.(source.place, t.refresh, from);
     }
     return t;
   }

@@ -117,8 +117,12 @@ export class CredentialsFile {
     });
   }
 
-  /** Write a rotated refresh token where its credential sits (temp file + rename, mode 0600). */
-  writeBack(place: CredentialPlace, token: string): Promise<void> {
+  /**
+   * Write a rotated refresh token where its credential sits (temp file + rename, mode 0600).
+   * `replaces`: the tokens of its chain (the one loaded, and those written back since); when the
+   * file holds another token there, an operator put it there, and it is kept (nothing written).
+   */
+  writeBack(place: CredentialPlace, token: string, replaces?: readonly string[]): Promise<void> {
     return this.serial(async () => {
       try {
         const text = await readFile(this.path, 'utf8');
@@ -130,11 +134,18 @@ export class CredentialsFile {
           place.entry,
           'refresh_token',
         ];
-        const out = /^\s*[{[]/.test(text) ? setJson(text, at, token) : setYaml(text, at, token);
+        const out = /^\s*[{[]/.test(text) ? setJson(text, at, token, replaces) : setYaml(text, at, token, replaces);
+        const where = { tenant: place.tenant, entry: place.entry };
         if (out === undefined) {
           // Changed since it was loaded (a reload raced a refresh): writing would leave a broken credential.
-          const where = { tenant: place.tenant, entry: place.entry };
           this.logger.warn('a rotated refresh token was not written back: no refresh-token credential there', where);
+          return;
+        }
+        if (out === KEPT) {
+          this.logger.warn(
+            'a rotated refresh token was not written back: the file holds another token there, set since it was loaded (SIGHUP reloads it)',
+            where,
+          );
           return;
         }
         const tmp = `${this.path}.${process.pid}.tmp`;
@@ -163,20 +174,41 @@ export class CredentialsFile {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** What a setter answers when the file holds a token outside the chain being written (kept). */
+const KEPT = Symbol('kept');
+
+/** Whether the token found in the file may be replaced by a token of the chain `replaces`. */
+function replaceable(found: unknown, replaces: readonly string[] | undefined): boolean {
+  return replaces === undefined || (typeof found === 'string' && replaces.includes(found));
+}
+
 /** The JSON with the token at `at`; undefined when no refresh-token credential is there. */
-function setJson(text: string, at: string[], value: string): string | undefined {
+function setJson(
+  text: string,
+  at: string[],
+  value: string,
+  replaces?: readonly string[],
+): string | typeof KEPT | undefined {
   const data = JSON.parse(text) as unknown;
   let o: unknown = data;
   for (const k of at.slice(0, -1)) o = isObj(o) && Object.hasOwn(o, k) ? o[k] : undefined;
   if (!isObj(o) || o.scheme !== 'oauth2_refresh_token') return undefined;
-  o[at[at.length - 1]!] = value;
+  const key = at[at.length - 1]!;
+  if (!replaceable(o[key], replaces)) return KEPT;
+  o[key] = value;
   return `${JSON.stringify(data, null, 2)}\n`;
 }
 
 /** The YAML with the token at `at` (comments kept); undefined when no refresh-token credential is there. */
-function setYaml(text: string, at: string[], value: string): string | undefined {
+function setYaml(
+  text: string,
+  at: string[],
+  value: string,
+  replaces?: readonly string[],
+): string | typeof KEPT | undefined {
   const doc = parseDocument(text);
   if (doc.getIn([...at.slice(0, -1), 'scheme']) !== 'oauth2_refresh_token') return undefined;
+  if (!replaceable(doc.getIn(at), replaces)) return KEPT;
   doc.setIn(at, value);
   // The operator's layout stays: no folding of long lines, flow mappings written as they were.
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
@@ -204,7 +236,7 @@ export async function outboundFromEnv(
   const file = new CredentialsFile(path, logger);
   const auth = new AuthResolver(env, defaultHttpClient(), Date.now, {
     config: await loadCredentials(path, registry),
-    onRotate: (place, token) => void file.writeBack(place, token),
+    onRotate: (place, token, replaces) => void file.writeBack(place, token, replaces),
   });
   return {
     auth,

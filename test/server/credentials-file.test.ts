@@ -161,6 +161,37 @@ t.test('write-backs are serialized: no lost update, the last rotation wins', asy
   t.notOk(JSON.stringify(log.lines).includes('rt-4-Zx81'));
 });
 
+t.test('write-back keeps a token an operator set meanwhile (outside the rotation chain)', async (t) => {
+  const dir = tempDir(t);
+  const path = put(dir, 'creds.yaml', YAML('rt-0'));
+  const file = new CredentialsFile(path, capture());
+  await file.writeBack(ALICE, 'rt-1', ['rt-0']);
+  t.match((await loadCredentials(path, REG)).tenants.acme?.users.alice?.fault, { refresh_token: 'rt-1' });
+  await file.writeBack(ALICE, 'rt-2', ['rt-0', 'rt-1']);
+  t.match(
+    (await loadCredentials(path, REG)).tenants.acme?.users.alice?.fault,
+    { refresh_token: 'rt-2' },
+    'the chain goes on',
+  );
+
+  // The operator provisions a new token by hand (not yet reloaded); the old chain rotates once more.
+  put(dir, 'creds.yaml', YAML('rt-by-hand'));
+  const log = capture();
+  const before = readFileSync(path, 'utf8');
+  await new CredentialsFile(path, log).writeBack(ALICE, 'rt-3', ['rt-0', 'rt-1', 'rt-2']);
+  t.equal(readFileSync(path, 'utf8'), before, "the operator's token stays, byte for byte");
+  t.equal(log.lines[0]?.level, 'warn');
+  t.match(log.lines[0]?.msg, /another token .*SIGHUP/);
+  t.notOk(JSON.stringify(log.lines).includes('rt-by-hand'), 'no token in the log');
+
+  const json = put(dir, 'creds.json', JSON.stringify(parseYaml(YAML('rt-json-by-hand'))));
+  const jtext = readFileSync(json, 'utf8');
+  await new CredentialsFile(json, capture()).writeBack(ALICE, 'rt-9', ['rt-0']);
+  t.equal(readFileSync(json, 'utf8'), jtext, 'JSON: kept too');
+  await new CredentialsFile(json, capture()).writeBack(ALICE, 'rt-10', ['rt-json-by-hand']);
+  t.match((await loadCredentials(json, REG)).tenants.acme?.users.alice?.fault, { refresh_token: 'rt-10' });
+});
+
 t.test('reload: a good file gives the config, a malformed one undefined and an error log', async (t) => {
   const dir = tempDir(t);
   const path = put(dir, 'creds.yaml', YAML('rt-0'));
