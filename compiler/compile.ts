@@ -27,6 +27,8 @@ export interface CompileOptions {
   maxLimit?: number;
   /** Budget of vendor calls: a plan that may make more needs review (default `DEFAULT_MAX_VENDOR_CALLS`, 200). */
   maxCalls?: number;
+  /** A caller that may only read: "did you mean" hints name no capability that writes. */
+  readsOnly?: boolean;
 }
 
 /**
@@ -45,6 +47,7 @@ export function compileProgram(text: string, opts: CompileOptions): Compiled {
   if (opts.symbols) ropts.symbols = opts.symbols;
   if (opts.maxFanout !== undefined) ropts.maxFanout = opts.maxFanout;
   if (opts.maxLimit !== undefined) ropts.maxLimit = opts.maxLimit;
+  if (opts.readsOnly) ropts.readsOnly = true;
   const r = resolveProgram(parsed.program, text, ropts, lines);
   // Resolution goes statement by statement, so its diagnostics are in program order already.
   if (!r.plan) return { kind: 'error', diagnostics: boundErrors(r.diagnostics) };

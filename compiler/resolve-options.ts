@@ -10,6 +10,8 @@ export interface ResolveOptions {
   maxFanout?: number;
   /** Largest `limit=` a program may ask for. Default 10000. */
   maxLimit?: number;
+  /** A caller that may only read: hints suggest no capability that writes. */
+  readsOnly?: boolean;
 }
 
 export const DEFAULT_MAX_FANOUT = 50;

@@ -13,6 +13,7 @@ import { LIMIT_ARG } from './resolve-options.js';
 import type { AnySymbol } from './symbols.js';
 import type { ResolveState } from './resolve-state.js';
 import { defaultReads } from './symbols.js';
+import { WRITE_KINDS } from '../pack/cgs.js';
 
 /** Candidate words and how each is shown: several words may show the same symbol. */
 type Candidates = Map<string, string>;
@@ -23,14 +24,35 @@ function symbolLabel(s: AnySymbol): string {
   return `\`${s.sym}\` (${s.entity}.${s.relation})`;
 }
 
+/**
+ * Whether a capability is left out of hints: for a read-only caller, every one that writes (its
+ * plan would be refused); for others, none.
+ */
+function writeHidden(st: ResolveState): (api: string, capability: string) => boolean {
+  if (!st.opts.readsOnly) return () => false;
+  const registry = st.opts.registry;
+  return (api, capability) => {
+    const kind = registry.capability(api, capability)?.kind;
+    return kind === undefined || WRITE_KINDS.has(kind);
+  };
+}
+
+/** The session's symbols a hint may name (a read-only caller's: no capability that writes). */
+function shownSymbols(st: ResolveState): AnySymbol[] {
+  const all = st.opts.symbols?.all() ?? [];
+  if (!st.opts.readsOnly) return all;
+  const hidden = writeHidden(st);
+  return all.filter((s) => s.kind !== 'capability' || !hidden(s.api, s.capability));
+}
+
 /** Words that name something in the session or the loaded catalogs, each with what to write instead. */
 function candidates(st: ResolveState, onlyApi?: string): Candidates {
   const out: Candidates = new Map();
   const add = (word: string, show: string) => {
     if (!out.has(word)) out.set(word, show);
   };
-  const symbols = st.opts.symbols;
-  for (const s of symbols?.all() ?? []) {
+  const hidden = writeHidden(st);
+  for (const s of shownSymbols(st)) {
     const label = symbolLabel(s);
     if (onlyApi !== undefined && s.api !== onlyApi) continue;
     if (s.kind === 'entity') {
@@ -43,7 +65,7 @@ function candidates(st: ResolveState, onlyApi?: string): Candidates {
     const api = entry.entry_id;
     if (onlyApi !== undefined && api !== onlyApi) continue;
     for (const e of entry.cgs.entities) add(`${api}:${e.name}`, `\`${api}:${e.name}\``);
-    for (const c of entry.cgs.capabilities) add(`${api}:${c.name}`, `\`${api}:${c.name}\``);
+    for (const c of entry.cgs.capabilities) if (!hidden(api, c.name)) add(`${api}:${c.name}`, `\`${api}:${c.name}\``);
   }
   return out;
 }
@@ -78,7 +100,7 @@ function suggest(word: string, cands: Candidates, extra: Iterable<[string, strin
 
 /** The hint for an unqualified name that is neither a binding nor a symbol of the session. */
 export function unknownNameHint(st: ResolveState, word: string): string {
-  const syms = st.opts.symbols?.all() ?? [];
+  const syms = shownSymbols(st);
   const extra: Array<[string, string]> = [
     ...syms.map((s): [string, string] => [s.sym, symbolLabel(s)]),
     ...[...st.bindings.keys()].map((b): [string, string] => [b, `\`${b}\``]),

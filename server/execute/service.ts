@@ -183,7 +183,8 @@ export class ExecuteService {
   private compiled(s: SessionState, program: string): Compiled {
     const { plans, logger } = this;
     const registry = this.deps.registry();
-    return compileInSession({ registry, plans, maxCalls: this.limits.maxVendorCalls, logger }, s, program);
+    const deps = { registry, plans, maxCalls: this.limits.maxVendorCalls, logger, readOnly: this.deps.readOnly };
+    return compileInSession(deps, s, program);
   }
 
   private staleProgram(s: SessionState, req: ProgramRequest, stale: SvcError): Promise<Outcome> {

@@ -21,6 +21,8 @@ export interface CompileDeps {
   plans: PlanCache;
   maxCalls: number;
   logger: Logger;
+  /** Whether callers of a tenant may only read (their hints name no write). */
+  readOnly?: ((tenant: string) => boolean) | undefined;
 }
 
 /** A program compiled for a session, from the plan cache when it holds it. */
@@ -36,7 +38,12 @@ export function compileInSession(deps: CompileDeps, s: SessionState, program: st
 /** compileProgram never throws on user input; should it fail anyway, that is logged and answered as internal_error. */
 function compileSafely(deps: CompileDeps, s: SessionState, program: string): Compiled {
   try {
-    return compileProgram(program, { registry: deps.registry, symbols: s.symbols, maxCalls: deps.maxCalls });
+    return compileProgram(program, {
+      registry: deps.registry,
+      symbols: s.symbols,
+      maxCalls: deps.maxCalls,
+      ...(deps.readOnly?.(s.tenant) ? { readsOnly: true } : {}),
+    });
   } catch (e) {
     deps.logger.error(
       `the compiler failed on a program of ${program.length} characters in session ${s.prompt_hash}/${s.session}: ${(e as Error)?.stack ?? String(e)}`,

@@ -56,6 +56,23 @@ t.test('SVC_READ_ONLY=true: a read runs as usual', async (t) => {
   t.equal((a.body.rows as unknown[]).length, 3);
 });
 
+t.test('"did you mean" names no write for a read-only caller; it does for others', async (t) => {
+  const hints = async (base: string, program: string) => {
+    const { path } = await session(base);
+    const a = await runProgram(base, path, program);
+    t.equal(a.status, 400, a.text);
+    return JSON.stringify(a.body.errors);
+  };
+  // `createBeers` is a near miss of the write `createBeer` (and of nothing that reads).
+  const off = await hints(OFF, 'createBeers(name="x")');
+  t.match(off, /createBeer/, 'a caller who may write is pointed at the write');
+  const on = await hints(ON, 'createBeers(name="x")');
+  t.notMatch(on, /createBeer`|createBeer\)/, 'a read-only caller is not');
+  t.notMatch(on, /\bm\d+\b/, 'nor at an m# of a write');
+  const qualified = await hints(ON, 'brewery:createBeers(name="x")');
+  t.notMatch(qualified, /brewery:createBeer\b/, 'qualified names too');
+});
+
 t.test('a write is refused with 403 read_only, live and as a dry-run, and the vendor is untouched', async (t) => {
   const { path } = await session(ON);
   const before = vendorData();
