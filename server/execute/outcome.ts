@@ -16,7 +16,7 @@ export interface ResultBlock {
 
 /** `_meta.svc` of an execute response. */
 export interface SvcMeta {
-  mode?: 'plan' | 'live';
+  mode?: 'plan' | 'live' | 'check';
   commit_id?: string;
   plan_commit_ref?: string;
   dry_verdict?: string;

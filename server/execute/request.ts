@@ -18,9 +18,10 @@ export interface ProgramRequest {
   program: string;
   /**
    * `plan` dry-runs (mints a pcN); `live` runs; `auto` runs a clean read at once (review verdict
-   * proceed, clean flow, no write: dry-run and run fused) and dry-runs anything else.
+   * proceed, clean flow, no write: dry-run and run fused) and dry-runs anything else; `check`
+   * compiles and reviews only (no pcN, no run, the session unchanged: an editor's diagnostics).
    */
-  mode: 'plan' | 'live' | 'auto';
+  mode: 'plan' | 'live' | 'auto' | 'check';
   wait: boolean;
   force: boolean;
   plan_commit_ref?: string;

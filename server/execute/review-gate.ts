@@ -1,12 +1,13 @@
 /**
  * The review gate of live runs and the dry-run that feeds it: a dry-run mints a plan token (pcN)
  * bound to the plan's commit id; a live run passes the gate with a valid token, with `force`, or
- * because its review says `proceed`; the call cap a run gets follows from how it passed.
+ * because its review says `proceed`; the call cap a run gets follows from how it passed. A check
+ * (`mode=check`) answers the review alone.
  */
 import { svcError, SvcFailure } from '../../common/errors.js';
 import type { Plan, Review } from '../../compiler/plan.js';
 import type { Limits } from '../limits.js';
-import type { Outcome } from './outcome.js';
+import type { Outcome, SvcMeta } from './outcome.js';
 import { quote } from '../../common/quote.js';
 import { tokenProblem, type SessionRepository } from './repository.js';
 import { SESSION_HOLDS, trimMap, type PlanToken, type SessionKey, type SessionState } from './state.js';
@@ -38,26 +39,53 @@ export async function dryRun(
     keepProgramsWithinBudget(st.tokens);
     return name;
   });
-  const dry_review = {
+  const next =
+    review.verdict === 'proceed'
+      ? 'it runs as is: send it again as a live program'
+      : `run it with its token ${ref} within 10 minutes`;
+  return {
+    kind: 'result',
+    results: [],
+    errors: [],
+    text: `dry-run ${ref}: ${reviewLine(review)}; ${next}\n${review.text}`,
+    meta: { mode: 'plan', commit_id, plan_commit_ref: ref, dry_verdict: review.verdict, dry_review: dryReview(review) },
+  };
+}
+
+/**
+ * The answer of `mode=check` for a plan: its review, as a dry-run reports it, without a pcN (the
+ * session is not touched). @example checkedPlan(c.commit_id, c.review)
+ */
+export function checkedPlan(commit_id: string, review: Review): Outcome {
+  const next =
+    review.verdict === 'proceed' ? 'it runs as a live program' : 'dry-run it (mode=plan) for a pcN to run it';
+  return {
+    ...checked(`check: ${reviewLine(review)}; ${next}\n${review.text}`),
+    meta: { mode: 'check', commit_id, dry_verdict: review.verdict, dry_review: dryReview(review) },
+  };
+}
+
+/** The answer of `mode=check` with no plan to review (a continuation): `text` says why. */
+export function checked(text: string): Outcome {
+  return { kind: 'result', results: [], errors: [], text, meta: { mode: 'check' } };
+}
+
+/** `_meta.svc.dry_review` of a review. */
+function dryReview(review: Review): NonNullable<SvcMeta['dry_review']> {
+  return {
     verdict: review.verdict,
     flow: review.flow,
     mutations: review.mutations,
     max_calls: review.max_calls,
     summary: review.text,
   };
-  const next =
-    review.verdict === 'proceed'
-      ? 'it runs as is: send it again as a live program'
-      : `run it with its token ${ref} within 10 minutes`;
+}
+
+/** `proceed, 2 writes, flow: …`: a review's verdict, writes and flow on one line. */
+function reviewLine(review: Review): string {
   const writes = review.mutations ? `, ${review.mutations} write${review.mutations === 1 ? '' : 's'}` : '';
   const flow = review.flow === 'clean' ? '' : `, flow: ${review.flow.join(', ')}`;
-  return {
-    kind: 'result',
-    results: [],
-    errors: [],
-    text: `dry-run ${ref}: ${review.verdict}${writes}${flow}; ${next}\n${review.text}`,
-    meta: { mode: 'plan', commit_id, plan_commit_ref: ref, dry_verdict: review.verdict, dry_review },
-  };
+  return `${review.verdict}${writes}${flow}`;
 }
 
 /** The program a pcN of the session was minted for, when it is usable and its program still kept. */

@@ -21,7 +21,7 @@ import type { Outcome } from './outcome.js';
 import { continuePageHandle } from './pages.js';
 import { finishRun, liveOutcome } from './finish-run.js';
 import { refuseWrites } from './read-only.js';
-import { callCap, dryRun, passGate, tokenProgram } from './review-gate.js';
+import { callCap, checked, checkedPlan, dryRun, passGate, tokenProgram } from './review-gate.js';
 import { PlanCache } from './plan-cache.js';
 import { reviewResolvedPlan } from './resolved-plan.js';
 import type { SessionKey, SessionState } from './state.js';
@@ -124,6 +124,7 @@ export class ExecuteService {
       return { kind: 'result', results: [], errors: c.diagnostics, meta: { code: c.diagnostics[0]?.code } };
     if (c.kind === 'continuation') {
       const text = `\`${c.continuation.kind}(${quote(c.continuation.handle.text)})\``;
+      if (req.mode === 'check') return checked(`${text} is a continuation: it compiles, and nothing ran`);
       if (req.mode === 'plan')
         fail('bad_arguments', `${text} is a continuation: it has no dry-run`, 'send it as a live program');
       if (req.mode === 'auto' && c.continuation.kind !== 'page')
@@ -139,12 +140,10 @@ export class ExecuteService {
     return this.planOrRun(s, plan, commit_id, review, req, req.program);
   }
 
-  /**
-   * A dry-run (`plan`, or `auto` for anything but a clean read), else the gate and a run (`auto`
-   * awaits it); a read-only caller's plan with a write is refused first (`read_only`).
-   */
+  /** A check, a dry-run (`plan`; `auto` but for a clean read), or gate and run; `read_only` first. */
   private planOrRun(s: SessionState, plan: Plan, commit_id: string, review: Review, req: RunRequest, program?: string) {
     refuseWrites(this.deps.readOnly, s, plan);
+    if (req.mode === 'check') return Promise.resolve(checkedPlan(commit_id, review));
     if (req.mode === 'plan' || (req.mode === 'auto' && !cleanRead(review)))
       return dryRun(this.deps.sessions, s, plan, commit_id, review, this.now(), program);
     return this.runPlan(s, plan, commit_id, review, { ...req, wait: req.mode === 'auto' || req.wait }, program);
@@ -188,7 +187,7 @@ export class ExecuteService {
   }
 
   private staleProgram(s: SessionState, req: ProgramRequest, stale: SvcError): Promise<Outcome> {
-    const only = req.mode === 'plan' ? undefined : pollOnly(req.program);
+    const only = req.mode === 'plan' || req.mode === 'check' ? undefined : pollOnly(req.program);
     if (only) return this.continuation(s, only);
     throw new SvcFailure([stale]);
   }

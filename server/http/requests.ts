@@ -28,8 +28,8 @@ const RunFlags = {
   force: optional(Type.Boolean(), 'true or false'),
   plan_commit_ref: optional(Type.String({ pattern: '^pc[0-9]{1,9}$' }), 'a pcN from a dry-run (pc0, pc1, ...)'),
   mode: optional(
-    Type.Union([Type.Literal('plan'), Type.Literal('live'), Type.Literal('run')]),
-    '"plan" (a dry-run) or "live"',
+    Type.Union([Type.Literal('plan'), Type.Literal('check'), Type.Literal('live'), Type.Literal('run')]),
+    '"plan" (a dry-run), "check" (compile and review only) or "live"',
   ),
 };
 

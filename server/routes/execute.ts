@@ -73,10 +73,10 @@ function runFlags(url: URL, body: Omit<ProgramBody, 'program'>): Omit<ProgramReq
   // No query (the common case): no URLSearchParams built for it.
   const q = url.search ? url.searchParams : NO_QUERY;
   const mode = q.get('mode') ?? body.mode ?? 'live';
-  if (mode !== 'plan' && mode !== 'live' && mode !== 'run')
+  if (mode !== 'plan' && mode !== 'check' && mode !== 'live' && mode !== 'run')
     throw new SvcFailure([
-      svcError('bad_arguments', `mode \`${mode.slice(0, 40)}\` is not plan or live`, {
-        hint: 'mode=plan dry-runs; leave it out to run',
+      svcError('bad_arguments', `mode \`${mode.slice(0, 40)}\` is not plan, check or live`, {
+        hint: 'mode=plan dry-runs, mode=check only compiles; leave it out to run',
       }),
     ]);
   const ref = q.get('plan_commit_ref') ?? body.plan_commit_ref ?? undefined;
@@ -87,7 +87,7 @@ function runFlags(url: URL, body: Omit<ProgramBody, 'program'>): Omit<ProgramReq
       }),
     ]);
   const out: Omit<ProgramRequest, 'program'> = {
-    mode: mode === 'plan' ? 'plan' : 'live',
+    mode: mode === 'run' ? 'live' : mode,
     wait: flag('wait', q.get('wait')) ?? body.wait ?? true,
     force: flag('force', q.get('force')) ?? body.force ?? false,
   };
