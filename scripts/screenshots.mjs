@@ -130,18 +130,20 @@ async function shoot(scheme) {
   await page.evaluate('scrollTo(0, 0)');
   if (scheme === 'light') await snap('session');
 
-  // A typo: the server's diagnostic, inline.
-  await type('e1(kind="micro")[name, cty, country, founded]');
-  await byId('run').click();
-  await byId('error-item').waitFor();
+  // A typo: the server's diagnostic, inline while typing (no Run).
+  await type('e1()[name, cty, country, kind, founded]');
   await page.locator('.cm-lintRange-error').hover();
   await page.locator('.cm-tooltip-lint').waitFor();
+  await byId('check-note').filter({ hasText: 'problem' }).waitFor();
   if (scheme === 'light') await snap('diagnostic', true);
-  await byId('fix-button').first().click();
+  await page.locator('.cm-diagnosticAction').first().click();
+  await byId('check-note').filter({ hasText: 'no problem' }).waitFor();
 
-  // Rows.
+  // Rows: two pages (More appends), sorted.
   await byId('run').click();
   await byId('results-table').waitFor();
+  await byId('more-button').click();
+  await page.getByText('loaded · 2 pages').waitFor();
   await byId('sort-founded').click();
   await snap('results');
   if (scheme === 'dark') return context.close();

@@ -4,7 +4,8 @@
  * it: the page loads without a credential, every call answers 401 and the page asks for one; a
  * bad token is refused (asked again), a good JWT shows the tenant and the catalogs, a session and
  * a program run with it (the operation stream too: it is read with fetch, header included). The
- * credential is in no cookie and no localStorage; "Keep it for this tab" keeps it across a reload.
+ * credential is in no cookie, no localStorage and not in the page's saved state (sessionStorage); "Keep it
+ * for this tab" keeps it there, in its own entry, across a reload.
  */
 import t from 'tap';
 import { existsSync } from 'node:fs';
@@ -77,9 +78,12 @@ t.test('a good JWT: the tenant, the catalogs, a session and programs', async (t)
   t.match(await op.getByTestId('operation-line').textContent(), /^! o1 succeeded/);
 
   const stored = await page.evaluate<Record<string, unknown>>(
-    '({ cookie: document.cookie, local: localStorage.length, session: sessionStorage.length })',
+    '({ cookie: document.cookie, local: localStorage.length, keys: Object.keys(sessionStorage) })',
   );
-  t.same(stored, { cookie: '', local: 0, session: 0 }, 'kept in memory only');
+  t.same(stored, { cookie: '', local: 0, keys: ['svc.playground.state'] }, 'kept in memory only');
+  const saved = await page.evaluate<string>("sessionStorage.getItem('svc.playground.state')");
+  t.notMatch(saved, good, 'the saved page state holds no credential');
+  t.notMatch(saved, /eyJ|bearer|api_key/i, 'nor anything like one');
 });
 
 t.test('"Keep it for this tab" keeps it in sessionStorage, across a reload', async (t) => {
@@ -90,16 +94,24 @@ t.test('"Keep it for this tab" keeps it in sessionStorage, across a reload', asy
   await page.getByTestId('auth-submit').click();
   await page.getByTestId('auth-dialog').waitFor({ state: 'hidden' });
   t.equal(await page.evaluate('localStorage.length'), 0, 'nothing in localStorage');
-  t.equal(await page.evaluate('sessionStorage.length'), 1, 'one entry in sessionStorage');
+  t.same(
+    await page.evaluate('Object.keys(sessionStorage).sort()'),
+    ['svc.playground.credential', 'svc.playground.state'],
+    'its own entry in sessionStorage, by the saved page state',
+  );
+  t.notMatch(await page.evaluate("sessionStorage.getItem('svc.playground.state')"), good, 'only there');
+  const address = await page.getByTestId('session-address').textContent();
   await page.reload();
-  await page.getByTestId('registry-entry-brewery').waitFor();
   await page.getByTestId('auth-tenant').filter({ hasText: 'acme' }).waitFor();
+  t.equal(await page.getByTestId('session-address').textContent(), address, 'the session reopened with it');
   t.equal(await page.getByTestId('auth-dialog').isVisible(), false, 'not asked again');
+  await page.getByTestId('tab-catalogs').click();
+  await page.getByTestId('registry-entry-brewery').waitFor();
 
   await page.getByTestId('auth-open').click();
   await page.getByTestId('auth-clear').click();
   await t.resolves(page.getByTestId('registry-error').waitFor(), 'forgotten: the catalogs need it again');
-  t.equal(await page.evaluate('sessionStorage.length'), 0, 'and it left sessionStorage');
+  t.same(await page.evaluate('Object.keys(sessionStorage)'), ['svc.playground.state'], 'and it left sessionStorage');
 });
 
 t.test('offline and CSP: nothing but svc, no violation but the known one', async (t) => {

@@ -4,7 +4,7 @@
  * a session opened on seeds picked in the catalogs shows its teaching table; a program with a typo
  * shows the server's diagnostic inline (underline, tooltip with the hint) and in the list, the
  * "did you mean" fix applies, the fixed program's rows are a table sortable by any column, More
- * sends `page(pgN)`, the run id opens the stored run; a write is dry-run, reviewed, run with its
+ * sends `page(pgN)` and appends its rows, the run id opens the stored run; a write is dry-run, reviewed, run with its
  * `pcN`, and the vendor has the new row. The page asks nothing of any other origin and reports no
  * CSP violation but the editor's known one.
  */
@@ -134,22 +134,23 @@ t.test('the run id opens the stored run', async (t) => {
   await t.resolves(dialog.waitFor({ state: 'hidden' }), 'closed');
 });
 
-t.test('More sends page(pgN): the next rows, same fields', async (t) => {
+t.test('More sends page(pgN): the next rows appended, same fields', async (t) => {
   const first = await column(page.getByTestId('results-table'), 'name');
   const more = page.getByTestId('more-button');
   t.match(await more.textContent(), /More: page\(pg\d+\)/);
   await more.click();
-  const next = await until('the next page', async () => {
+  const all = await until('the next page', async () => {
     const n = await column(page.getByTestId('results-table'), 'name');
-    return n.length > 0 && n[0] !== first[0] && n;
+    return n.length === 20 && n;
   });
-  t.equal(next.length, 10);
+  const next = all.filter((n) => !first.includes(n));
+  t.equal(next.length, 10, 'ten other rows than the first page');
   t.same(
-    next.filter((n) => first.includes(n)),
+    first.filter((n) => !all.includes(n)),
     [],
-    'other rows than the first page',
+    'the first page is still there',
   );
-  t.match(await page.getByTestId('result-block').locator('h3').textContent(), /10 of 42 rows/);
+  t.match(await page.getByTestId('result-block').locator('h3').textContent(), /20 of 42 rows loaded · 2 pages/);
   t.same(await page.getByTestId('results-table').locator('thead th').allTextContents(), ['name', 'city', 'country']);
   t.match(await page.getByTestId('more-button').textContent(), /page\(pg2\)/, 'and a handle for the one after');
 });

@@ -67,6 +67,8 @@ export interface RequestOptions {
   json?: unknown;
   accept?: string;
   signal?: AbortSignal;
+  /** Do not tell the 401 listeners (a check in the background must not open the credential dialog). */
+  quiet?: boolean;
 }
 
 /** Sends one request; every status is returned (errors are answers to show), a network failure throws. */
@@ -86,7 +88,7 @@ export async function request<T = unknown>(path: string, opts: RequestOptions = 
     cache: 'no-store',
   });
   const text = await res.text();
-  if (res.status === 401) for (const fn of authListeners) fn(401);
+  if (res.status === 401 && !opts.quiet) for (const fn of authListeners) fn(401);
   let parsed: unknown = {};
   if (/json/.test(res.headers.get('content-type') ?? '')) {
     try {

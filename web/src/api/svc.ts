@@ -1,6 +1,15 @@
 /** The svc routes the page calls, one function each (docs/http.md). */
 import { request, type Answer } from './client.js';
-import type { AuthContext, DiscoverRow, ExecAnswer, RegistryRow, Symbols, ToolModel, WaveAnswer } from './types.js';
+import type {
+  AuthContext,
+  DiscoverRow,
+  ExecAnswer,
+  RegistryRow,
+  SessionStatus,
+  Symbols,
+  ToolModel,
+  WaveAnswer,
+} from './types.js';
 
 const enc = encodeURIComponent;
 
@@ -29,6 +38,8 @@ export const addContext = (s: SessionRef, seeds: string[]) =>
 
 export const symbols = (s: SessionRef) => request<Symbols>(`${base(s)}/symbols`);
 
+export const status = (s: SessionRef) => request<SessionStatus>(`${base(s)}/status`);
+
 /** How a program is sent: a dry-run, in the background, with a plan token, forced. */
 export interface RunHow {
   mode?: 'plan';
@@ -40,6 +51,14 @@ export interface RunHow {
 /** POST a program (JSON body, JSON answer). */
 export const runProgram = (s: SessionRef, program: string, how: RunHow = {}): Promise<Answer<ExecAnswer>> =>
   request<ExecAnswer>(base(s), { json: { program, ...how } });
+
+/**
+ * Checks a program without running it (`mode=check`, docs/http.md): the server compiles and
+ * reviews it and answers its diagnostics (400 with line:col) or its review (200); it mints no pcN,
+ * stores no run, runs no continuation and sends nothing to the vendor.
+ */
+export const checkProgram = (s: SessionRef, program: string, signal: AbortSignal): Promise<Answer<ExecAnswer>> =>
+  request<ExecAnswer>(base(s), { json: { program, mode: 'check' }, signal, quiet: true });
 
 /** The address of a stored run (also a link the user can open when inbound auth is off). */
 export const artifactPath = (s: SessionRef, runId: string) => `${base(s)}/artifacts/${enc(runId)}`;

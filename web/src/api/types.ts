@@ -99,6 +99,19 @@ export interface Symbols {
   teaching: string;
 }
 
+/** `GET .../status`: a summary of the session. */
+export interface SessionStatus {
+  prompt_hash: string;
+  session: string;
+  intent: string;
+  entries: PinnedEntry[];
+  domain_revision: number;
+  symbols: number;
+  page_handles: string[];
+  plan_tokens: Array<{ ref: string; commit_id: string; verdict: string; consumed: boolean }>;
+  runs: number;
+}
+
 export interface ExecError {
   code: string;
   message: string;
@@ -136,7 +149,7 @@ export interface OpMeta {
 }
 
 export interface SvcMeta {
-  mode?: 'live' | 'plan';
+  mode?: 'live' | 'plan' | 'check';
   commit_id?: string;
   run_id?: string;
   status?: string;

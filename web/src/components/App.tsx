@@ -8,18 +8,23 @@ import * as svc from '../api/svc.js';
 import type { AuthContext, RegistryRow } from '../api/types.js';
 import { AuthDialog, AuthStatus } from './Auth.js';
 import { Catalogs } from './Catalogs.js';
+import { readSaved, save } from './saved.js';
 import { SessionView } from './SessionView.js';
 import { Tabs } from './Tabs.js';
 
 type Tab = 'catalogs' | 'session';
 
 export function App() {
-  const [tab, setTab] = useState<Tab>('catalogs');
+  // A reload with a session open (saved.ts) comes back to it.
+  const [tab, setTab] = useState<Tab>(() => (readSaved().session ? 'session' : 'catalogs'));
   const [registry, setRegistry] = useState<RegistryRow[] | null>(null);
   const [registryError, setRegistryError] = useState<string>('');
   const [who, setWho] = useState<AuthContext | null>(null);
   const [askAuth, setAskAuth] = useState(false);
-  const [seeds, setSeeds] = useState<string[]>([]);
+  const [seeds, setSeeds] = useState<string[]>(() => readSaved().seeds ?? []);
+  const [authEpoch, setAuthEpoch] = useState(0);
+
+  useEffect(() => save({ seeds: seeds.length ? seeds : undefined }), [seeds]);
 
   const load = useCallback(async () => {
     const [r, w] = await Promise.all([svc.registry(), svc.whoAmI()]);
@@ -63,7 +68,7 @@ export function App() {
           <Catalogs registry={registry} seeds={seeds} toggleSeed={toggleSeed} openSession={() => setTab('session')} />
         </section>
         <section id="panel-session" role="tabpanel" aria-labelledby="tab-session" hidden={tab !== 'session'}>
-          <SessionView registry={registry ?? []} seeds={seeds} setSeeds={setSeeds} />
+          <SessionView registry={registry ?? []} seeds={seeds} setSeeds={setSeeds} authEpoch={authEpoch} />
         </section>
       </main>
       <AuthDialog
@@ -72,6 +77,7 @@ export function App() {
         onClose={() => setAskAuth(false)}
         onChanged={() => {
           setAskAuth(false);
+          setAuthEpoch((n) => n + 1);
           void load();
         }}
       />

@@ -1,14 +1,16 @@
 /**
  * The answer to a program: a status line (run id linking to the stored run), the answer's text,
  * its errors (each "did you mean" a button that applies the fix), a dry-run's review, and the
- * rows as sortable tables, with the raw JSON or TOON one click away.
+ * rows as sortable tables (More appends the next page), with the raw JSON or TOON one click away
+ * (of the last page, once More was used).
  */
 import { encode } from '@toon-format/toon';
 import { useState } from 'preact/hooks';
 import type { Answer } from '../api/client.js';
 import type { RunHow } from '../api/svc.js';
-import { blocksOf, type ExecAnswer, type ExecError } from '../api/types.js';
+import type { ExecAnswer, ExecError } from '../api/types.js';
 import { fixesOf, type Fix } from '../lang/fixes.js';
+import { loadedBlocks, type LoadedBlock } from './pages.js';
 import { Results } from './Results.js';
 import { Review } from './Review.js';
 
@@ -16,8 +18,12 @@ export interface Shown {
   answer: Answer<ExecAnswer>;
   program: string;
   how: RunHow;
-  /** When the answer came (Date.now()). */
+  /** When the answer came (Date.now()); pages appended later keep it. */
   at: number;
+  /** The rows loaded so far, when More appended pages to the answer's blocks. */
+  blocks?: LoadedBlock[];
+  /** The handle of the last page appended (`answer` is then that page's answer). */
+  page?: string;
 }
 
 export interface OutcomeProps {
@@ -25,6 +31,9 @@ export interface OutcomeProps {
   currentText: () => string;
   applyFix: (f: Fix) => void;
   send: (program: string, how: RunHow) => void;
+  /** More on block `index`: `page(handle)`, appended. */
+  more: (index: number, handle: string) => void;
+  busy: boolean;
   openRun: (runId: string) => void;
 }
 
@@ -35,7 +44,7 @@ export function Outcome(props: OutcomeProps) {
   const body = answer.body;
   const meta = body._meta?.svc ?? {};
   const [view, setView] = useState<View>('table');
-  const blocks = blocksOf(body);
+  const blocks = props.shown.blocks ?? loadedBlocks(body);
   return (
     <section class="outcome" aria-labelledby="outcome-title" data-testid="outcome">
       <h2 id="outcome-title">Answer</h2>
@@ -44,6 +53,7 @@ export function Outcome(props: OutcomeProps) {
         {meta.mode ? ` · ${meta.mode}` : ''}
         {meta.status ? ` · ${meta.status}` : ''}
         {meta.code ? ` · ${meta.code}` : ''}
+        {props.shown.page ? ` · page(${props.shown.page})` : ''}
         {meta.run_id && (
           <>
             {' · run '}
@@ -74,6 +84,11 @@ export function Outcome(props: OutcomeProps) {
           </button>
         ))}
       </div>
+      {view !== 'table' && props.shown.page && (
+        <p class="muted" data-testid="raw-note">
+          The answer to <code>page({props.shown.page})</code>, the last page loaded.
+        </p>
+      )}
       {view === 'json' && (
         <pre class="raw" data-testid="raw-answer">
           {JSON.stringify(body, null, 2)}
@@ -110,9 +125,7 @@ export function Outcome(props: OutcomeProps) {
               run={() => props.send(program, { plan_commit_ref: meta.plan_commit_ref! })}
             />
           )}
-          {blocks.length > 0 && (
-            <Results key={props.shown.at} blocks={blocks} more={(h) => props.send(`page(${h})`, {})} />
-          )}
+          {blocks.length > 0 && <Results key={props.shown.at} blocks={blocks} more={props.more} busy={props.busy} />}
         </>
       )}
     </section>

@@ -1,12 +1,18 @@
-/** Rows of each returned expression as a table sortable by any column; `more` sends `page(pgN)`. */
+/**
+ * Rows of each returned expression as a table sortable by any column; `more` sends `page(pgN)`,
+ * whose rows are appended to the block (a sort in force applies to all the rows loaded).
+ */
 import { useState } from 'preact/hooks';
-import type { Block, Row } from '../api/types.js';
+import type { Row } from '../api/types.js';
+import { handleOf, type LoadedBlock } from './pages.js';
 
-export function Results({ blocks, more }: { blocks: Block[]; more: (handle: string) => void }) {
+type More = (index: number, handle: string) => void;
+
+export function Results({ blocks, more, busy }: { blocks: LoadedBlock[]; more: More; busy: boolean }) {
   return (
     <div class="results" data-testid="results">
       {blocks.map((b, i) => (
-        <BlockView key={`${i}-${b.entity}`} block={b} index={i} more={more} />
+        <BlockView key={`${i}-${b.entity}`} block={b} index={i} more={more} busy={busy} />
       ))}
     </div>
   );
@@ -35,11 +41,12 @@ export function cellText(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function BlockView({ block, index, more }: { block: Block; index: number; more: (handle: string) => void }) {
+function BlockView(props: { block: LoadedBlock; index: number; more: More; busy: boolean }) {
+  const { block, index } = props;
   const [sort, setSort] = useState<{ col: string; dir: 1 | -1 } | null>(null);
   const cols = columnsOf(block.rows);
   const rows = sort ? [...block.rows].sort((a, b) => sort.dir * compareCells(a[sort.col], b[sort.col])) : block.rows;
-  const handle = block.more ? /page\(([^)]+)\)/.exec(block.more)?.[1] : undefined;
+  const handle = handleOf(block.more);
   const toggle = (col: string) =>
     setSort((s) => (s?.col === col ? (s.dir === 1 ? { col, dir: -1 } : null) : { col, dir: 1 }));
   const captionId = `block-${index}`;
@@ -48,6 +55,7 @@ function BlockView({ block, index, more }: { block: Block; index: number; more: 
       <h3 id={captionId}>
         <code>{block.entity}</code>: {block.count}
         {block.total !== undefined ? ` of ${block.total}` : ''} rows
+        {block.pages > 1 ? ` loaded · ${block.pages} pages` : ''}
       </h3>
       {block.done && <p data-testid="block-done">{block.done}</p>}
       {cols.length > 0 && (
@@ -83,7 +91,7 @@ function BlockView({ block, index, more }: { block: Block; index: number; more: 
       )}
       {block.rows.length === 0 && !block.done && <p class="muted">(no rows)</p>}
       {handle && (
-        <button type="button" data-testid="more-button" onClick={() => more(handle)}>
+        <button type="button" data-testid="more-button" disabled={props.busy} onClick={() => props.more(index, handle)}>
           More: <code>page({handle})</code>
         </button>
       )}

@@ -1,13 +1,17 @@
 /**
  * The session panel: pick seeds, open a session (`POST /execute`), add seeds to it
  * (`POST .../context`: each answer is a delta wave), read its teaching table, and write and run
- * programs against it (Workbench).
+ * programs against it (Workbench). The open session is saved for this tab and reopened after a
+ * reload (saved.ts, restore.ts).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { errorLine, type Answer } from '../api/client.js';
 import * as svc from '../api/svc.js';
 import type { RegistryRow, WaveAnswer } from '../api/types.js';
 import { parseTeaching } from '../lang/teaching.js';
+import { restoreSession } from './restore.js';
+import { forgetSession, readSaved, save } from './saved.js';
+import { savedWaves } from './waves.js';
 import type { SessionState, Wave } from './session-state.js';
 import { SeedPicker } from './SeedPicker.js';
 import { Teaching } from './Teaching.js';
@@ -15,14 +19,44 @@ import { Workbench } from './Workbench.js';
 
 const apiOf = (seed: string) => seed.split(':')[0] ?? '';
 
-export function SessionView(props: { registry: RegistryRow[]; seeds: string[]; setSeeds: (s: string[]) => void }) {
+export function SessionView(props: {
+  registry: RegistryRow[];
+  seeds: string[];
+  setSeeds: (s: string[]) => void;
+  /** Grows when the credential changes (a session kept for lack of one is tried again). */
+  authEpoch: number;
+}) {
   const [session, setSession] = useState<SessionState | null>(null);
-  const [intent, setIntent] = useState('');
-  const [entry, setEntry] = useState('');
+  const [intent, setIntent] = useState(() => readSaved().intent ?? '');
+  const [entry, setEntry] = useState(() => readSaved().entry ?? '');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const [reopening, setReopening] = useState(() => readSaved().session !== undefined);
   const allSeeds = props.registry.flatMap((r) => r.entities.map((e) => `${r.entry_id}:${e}`));
   const chosenEntry = entry || (props.seeds[0] ? apiOf(props.seeds[0]) : (props.registry[0]?.entry_id ?? ''));
+
+  useEffect(() => save({ entry: entry || undefined, intent: intent || undefined }), [entry, intent]);
+  useEffect(() => {
+    if (session) save({ session: { ref: session.ref, entry: session.entry, waves: savedWaves(session.waves) } });
+  }, [session]);
+  useEffect(() => {
+    const saved = readSaved().session;
+    if (!saved || session) return setReopening(false);
+    let live = true;
+    setReopening(true);
+    restoreSession(saved)
+      .then((r) => {
+        if (!live) return;
+        if (r.kind === 'restored') setSession(r.session);
+        else if (r.kind === 'dropped') forgetSession();
+        setError(r.kind === 'restored' ? '' : (r.message ?? ''));
+      })
+      .catch((e: unknown) => live && setError(`svc cannot be reached: ${String(e)}`))
+      .finally(() => live && setReopening(false));
+    return () => {
+      live = false;
+    };
+  }, [props.authEpoch]);
 
   const refreshSymbols = async (s: SessionState): Promise<SessionState> => {
     const a = await svc.symbols(s.ref);
@@ -54,6 +88,7 @@ export function SessionView(props: { registry: RegistryRow[]; seeds: string[]; s
 
   const open = () =>
     withBusy(async () => {
+      forgetSession();
       const mine = props.seeds.filter((s) => apiOf(s) === chosenEntry);
       const others = props.seeds.filter((s) => apiOf(s) !== chosenEntry);
       const a = await svc.openSession(chosenEntry, mine, intent);
@@ -91,7 +126,11 @@ export function SessionView(props: { registry: RegistryRow[]; seeds: string[]; s
       <div class="session-side">
         <section aria-labelledby="session-title" class="session-setup">
           <h2 id="session-title">Session</h2>
-          {!session ? (
+          {reopening && !session ? (
+            <p class="muted" data-testid="session-reopening">
+              Reopening the session open before the reload…
+            </p>
+          ) : !session ? (
             <form
               onSubmit={(e) => {
                 e.preventDefault();
@@ -137,7 +176,10 @@ export function SessionView(props: { registry: RegistryRow[]; seeds: string[]; s
               options={allSeeds}
               busy={busy}
               addSeeds={(s) => void addSeeds(s)}
-              close={() => setSession(null)}
+              close={() => {
+                forgetSession();
+                setSession(null);
+              }}
             />
           )}
           {error && (

@@ -1,6 +1,7 @@
 /**
- * Writing and running programs in a session: the editor, Run / Dry-run / Run in background, the
- * answer (rows, review, errors with fixes), operations and stored runs.
+ * Writing and running programs in a session: the editor (checked by the server while typed, and
+ * saved for a reload), Run / Dry-run / Run in background, the answer (rows, More appending the next
+ * page, review, errors with fixes), operations and stored runs.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Answer } from '../api/client.js';
@@ -9,12 +10,18 @@ import type { ExecAnswer } from '../api/types.js';
 import { completionData, emptyCompletion, type CompletionData } from '../editor/complete.js';
 import { EditorController } from '../editor/controller.js';
 import { Editor } from '../editor/Editor.js';
+import { LiveCheck } from '../editor/live-check.js';
 import type { Fix } from '../lang/fixes.js';
 import { ArtifactDialog } from './ArtifactDialog.js';
+import { checkText, type CheckResult } from './check-program.js';
 import { Operations } from './Operations.js';
 import { Outcome, type Shown } from './Outcome.js';
+import { appendPage, loadedBlocks } from './pages.js';
+import { readSaved, save } from './saved.js';
 import type { SessionState } from './session-state.js';
 import { useOperations } from './use-operations.js';
+
+const CHECKING = 'checking…';
 
 /** Handles named in an answer (`pg3`, `o2`, `pc1`), for completion. */
 function handlesIn(a: ExecAnswer): string[] {
@@ -29,37 +36,68 @@ export function Workbench({ session }: { session: SessionState }) {
   const [force, setForce] = useState(false);
   const [netError, setNetError] = useState('');
   const [artifact, setArtifact] = useState<string | null>(null);
+  const [check, setCheck] = useState<Pick<CheckResult, 'note' | 'bad'>>({ note: '', bad: false });
   const { ops, track, cancel } = useOperations(session.ref);
 
   useEffect(() => {
     completion.current = session.symbols ? completionData(session.symbols, handles.current) : emptyCompletion();
   }, [session.symbols]);
 
-  const send = async (program: string, how: svc.RunHow, fromEditor: boolean) => {
-    if (!program.trim()) return;
+  /** Sends a program; its answer, or undefined when svc could not be reached. */
+  const post = async (program: string, how: svc.RunHow): Promise<Answer<ExecAnswer> | undefined> => {
     setBusy(true);
     setNetError('');
-    let a: Answer<ExecAnswer>;
     try {
-      a = await svc.runProgram(session.ref, program, how);
+      const a = await svc.runProgram(session.ref, program, how);
+      for (const h of handlesIn(a.body)) if (!handles.current.includes(h)) handles.current.push(h);
+      completion.current = { ...completion.current, handles: handles.current };
+      return a;
     } catch (e) {
       setNetError(`svc cannot be reached: ${String(e)}`);
-      return;
+      return undefined;
     } finally {
       setBusy(false);
     }
-    for (const h of handlesIn(a.body)) if (!handles.current.includes(h)) handles.current.push(h);
-    completion.current = { ...completion.current, handles: handles.current };
+  };
+
+  const send = async (program: string, how: svc.RunHow, fromEditor: boolean) => {
+    if (!program.trim()) return;
+    const a = await post(program, how);
+    if (!a) return;
     const op = a.body._meta?.svc?.op;
     if (a.status === 202 && op) track(op, program);
-    if (fromEditor) controller.showErrors(a.body.errors ?? []);
+    if (fromEditor) {
+      controller.showErrors(a.body.errors ?? [], program);
+      live.settled(program); // the answer's diagnostics stand for this text
+      setCheck({ note: '', bad: false });
+    }
     setShown({ answer: a, program, how, at: Date.now() });
+  };
+
+  /** More on block `index`: the next page's rows are appended to it (the answer shown is that page's). */
+  const more = async (index: number, handle: string) => {
+    const a = await post(`page(${handle})`, {});
+    if (!a) return;
+    setShown((prev) => {
+      if (!prev) return prev;
+      const blocks = appendPage(prev.blocks ?? loadedBlocks(prev.answer.body), index, handle, a.body);
+      // A failed page (or one that came twice) leaves the rows loaded; a failure shows its errors.
+      if (!blocks)
+        return a.ok
+          ? prev
+          : { ...prev, answer: a, page: handle, blocks: prev.blocks ?? loadedBlocks(prev.answer.body) };
+      return { ...prev, answer: a, page: handle, blocks };
+    });
   };
 
   const hooks = {
     run: () => void send(controller.text(), forced(), true),
     dryRun: () => void send(controller.text(), { mode: 'plan' }, true),
     completion: () => completion.current,
+    changed: (text: string) => {
+      save({ program: text });
+      if (live.changed(text)) setCheck((c) => (c.note === CHECKING ? c : { note: CHECKING, bad: false }));
+    },
   };
   const forced = (): svc.RunHow => {
     if (!force) return {};
@@ -75,11 +113,27 @@ export function Workbench({ session }: { session: SessionState }) {
           run: () => hooksRef.current.run(),
           dryRun: () => hooksRef.current.dryRun(),
           completion: () => hooksRef.current.completion(),
+          changed: (text) => hooksRef.current.changed(text),
         },
-        '',
+        readSaved().program ?? '', // the text of before a reload
       ),
     [session.ref],
   );
+  const live = useMemo(
+    () =>
+      new LiveCheck<CheckResult>(
+        (text, signal) => checkText(session.ref, text, signal),
+        (text, r) => {
+          if (r?.errors) controller.showErrors(r.errors, text);
+          setCheck(r ?? { note: 'not checked: svc cannot be reached', bad: false });
+        },
+      ),
+    [session.ref],
+  );
+  useEffect(() => {
+    live.changed(controller.text()); // a text kept over a reload is checked too
+    return () => live.stop();
+  }, [live]);
 
   const applyFix = (fix: Fix) => controller.applyFix(fix);
 
@@ -115,6 +169,11 @@ export function Workbench({ session }: { session: SessionState }) {
           </label>
           {busy && <span aria-live="polite">running…</span>}
         </div>
+        {check.note && (
+          <p class={`check-note${check.bad ? ' error' : ' muted'}`} data-testid="check-note">
+            {check.note}
+          </p>
+        )}
         {netError && (
           <p class="error" role="alert">
             {netError}
@@ -133,6 +192,8 @@ export function Workbench({ session }: { session: SessionState }) {
           currentText={() => controller.text()}
           applyFix={applyFix}
           send={(p, how) => void send(p, how, false)}
+          more={(i, h) => void more(i, h)}
+          busy={busy}
           openRun={setArtifact}
         />
       )}

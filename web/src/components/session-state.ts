@@ -1,14 +1,9 @@
 /** What the page holds about an open session: its address, pinned catalogs, rules, waves and symbols. */
 import type { PinnedEntry, Symbols } from '../api/types.js';
 import type { SessionRef } from '../api/svc.js';
-import type { TeachingRow } from '../lang/teaching.js';
+import type { Wave } from './waves.js';
 
-export interface Wave {
-  revision: number;
-  seeds: string[];
-  rows: TeachingRow[];
-  notice?: string;
-}
+export type { Wave };
 
 export interface SessionState {
   ref: SessionRef;

@@ -29,6 +29,8 @@ export interface EditorHooks {
   dryRun(): void;
   /** The completion data in force. */
   completion(): CompletionData;
+  /** The text changed (typing, a fix, undo). */
+  changed(text: string): void;
 }
 
 /** The CSP nonce of this page (index.html's `csp-nonce` meta), for the styles CodeMirror injects. */
@@ -74,6 +76,9 @@ export class EditorController {
           ]),
           EditorView.contentAttributes.of({ 'aria-label': 'Program', 'data-testid': 'program-editor' }),
           EditorView.lineWrapping,
+          EditorView.updateListener.of((u) => {
+            if (u.docChanged) this.hooks.changed(u.state.doc.toString());
+          }),
         ],
       }),
     });
@@ -101,11 +106,15 @@ export class EditorController {
     this.view?.focus();
   }
 
-  /** Shows the compile errors of an answer inline (none clears them); each fix is an action. */
-  showErrors(errors: ExecError[]): void {
+  /**
+   * Shows the compile errors of an answer inline (none clears them); each fix is an action. With
+   * `about`, only while the editor still holds that text (a check's answer for older text is dropped).
+   */
+  showErrors(errors: ExecError[], about?: string): void {
     const view = this.view;
     if (!view) return;
     const text = view.state.doc.toString();
+    if (about !== undefined && about !== text) return;
     const diagnostics: Diagnostic[] = [];
     for (const e of errors) {
       if (e.line === undefined || e.col === undefined) continue;
