@@ -61,10 +61,28 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-/** Bytes of a session's state JSON in Redis (`path` = `/execute/{ph}/{s}`). */
-async function stateBytes(redis: RedisServer, path: string): Promise<number> {
-  return Number(await redis.command(['HSTRLEN', `svc:s:${path.slice('/execute/'.length)}`, 'st']));
+/** Sums the lengths of the values of hashes and lists (KEYS). */
+const ITEM_BYTES = `local n = 0
+for _, k in ipairs(KEYS) do
+  local vs = redis.call('TYPE', k).ok == 'hash' and redis.call('HVALS', k) or redis.call('LRANGE', k, 0, -1)
+  for _, v in ipairs(vs) do n = n + #v end
+end
+return n`;
+
+/** Bytes a session keeps in Redis (`path` = `/execute/{ph}/{s}`): its core JSON, and its items (page handles, tokens, runs). */
+interface StateBytes {
+  core: number;
+  items: number;
 }
+
+async function stateBytes(redis: RedisServer, path: string): Promise<StateBytes> {
+  const m = path.slice('/execute/'.length);
+  const core = Number(await redis.command(['HSTRLEN', `svc:s:${m}`, 'st']));
+  const items = Number(await redis.command(['EVAL', ITEM_BYTES, '3', `svc:pg:${m}`, `svc:pc:${m}`, `svc:ru:${m}`]));
+  return { core, items };
+}
+
+const bytesText = (b: StateBytes) => `core ${KiB(b.core)} + items ${KiB(b.items)}`;
 
 /** The result when there is no redis-server to start: one FAIL line saying how to install it. */
 function missing(e: RedisMissing): BenchResult {
@@ -73,8 +91,8 @@ function missing(e: RedisMissing): BenchResult {
 
 interface Measured {
   lat: number[][];
-  /** State bytes of the long session at the end, and the largest of the renewed ones. */
-  bytes: { long: number; renewed: number };
+  /** Bytes of the long session at the end, and the largest of the renewed ones. */
+  bytes: { long: StateBytes; renewed: StateBytes };
   arrangements: Arrangement[];
   loads: Load[][];
   ops: OpsRound[];
@@ -106,13 +124,17 @@ async function run(): Promise<BenchResult> {
     // The one session of parts 1 and 2, opened on A.
     const aRead = readTarget('Redis A', a, (await prepareSvc(vendor, a)).path);
     const bRead = readTarget('Redis B', b, aRead.path);
-    let renewed = 0;
+    const renewed: StateBytes = { core: 0, items: 0 };
     const fresh: LatencyTarget = {
       ...readTarget('Redis A, new session', a, ''),
       renew: {
         every: RENEW_EVERY,
         open: async () => {
-          if (fresh.path) renewed = Math.max(renewed, await stateBytes(redis, fresh.path));
+          if (fresh.path) {
+            const b = await stateBytes(redis, fresh.path);
+            renewed.core = Math.max(renewed.core, b.core);
+            renewed.items = Math.max(renewed.items, b.items);
+          }
           return (await prepareSvc(vendor, a)).path;
         },
       },
@@ -165,13 +187,13 @@ function latencyMetrics({ lat, bytes }: Measured): Metric[] {
       label: 'Redis store p50',
       value: p50(redis),
       unit: 'ms',
-      note: `${adds(redis)}; one session, state ${KiB(bytes.long)} at the end`,
+      note: `${adds(redis)}; one session, ${bytesText(bytes.long)} at the end`,
     },
     {
       label: `Redis, new session every ${RENEW_EVERY} p50`,
       value: p50(fresh),
       unit: 'ms',
-      note: `${adds(fresh)}; state at most ${KiB(bytes.renewed)}`,
+      note: `${adds(fresh)}; at most ${bytesText(bytes.renewed)}`,
     },
   ];
 }

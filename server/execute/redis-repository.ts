@@ -4,22 +4,28 @@
  * redis-scripts.ts. One ioredis connection carries every command (no WATCH: it is per connection,
  * and concurrent flows on one connection would clobber each other's).
  *
- * - `get` is one round trip: a script reads the state and its version and touches the session
- *   (last used, both LRU scores, TTLs). Last used is a hash field, so a touch never rewrites the
- *   state JSON (which holds 0 there).
- * - `update` is optimistic: read and touch, run the change on the state, then a compare-and-set
- *   on the version (two round trips; one when this process read the session within a second, or
- *   when the change changed nothing). When another process wrote first, it reads again and runs the
- *   change again on the fresh state (at most 50 attempts with a small jittered backoff). Versions
- *   this process read are kept decoded (redis-cache.ts): Redis does not send a version the process
- *   holds, and it is not decoded again. Updates of one session from this process are
- *   queued, so they never conflict with each other. Counters and token spends go through it,
- *   which makes them atomic across processes.
+ * - A session is stored in parts: its core (teaching text, symbols, pins, operations, logical refs)
+ *   as one JSON text, and its page handles, plan tokens and runs item by item under keys of their
+ *   own, with the counters as hash fields (redis-items.ts). A write sends what a change changed: a
+ *   clean read's (a page handle, a run record, a counter) is a few hundred bytes.
+ * - `get` is one round trip: a script checks the version and touches the session (last used, both
+ *   LRU scores, TTLs). Versions this process read are kept decoded (redis-cache.ts): Redis sends
+ *   nothing more when the version held is current, the journal of the writes since (what each
+ *   changed) when it moved, and the whole session only to a process that holds none or one more
+ *   than JOURNAL_MAX writes old.
+ * - `update` is optimistic: read and touch, run the change on the held state in place, then one
+ *   compare-and-set on the version with what it changed (two round trips; one when this process
+ *   read the session within a second, none when the change changed nothing). When another process
+ *   wrote first, what the change did is undone, the journal brings the state up to date and the
+ *   change runs again on it (at most 50 attempts with a small jittered backoff). Updates of one
+ *   session from this process are queued, so they never conflict with each other. Counters and
+ *   token spends go through it, which makes them atomic across processes.
  * - Idle expiry follows the injected clock, as in memory. Redis's own expiry (idleMs + 5 minutes,
- *   refreshed on each touch) only collects what nobody touches any more. A session with a running
- *   operation is kept past idleMs by the clock; its owner writes progress and renews the
- *   operation's lease through `update` every few seconds, which touches it and so refreshes the
- *   TTL: only a session whose owner stopped (and nobody read since) expires in Redis.
+ *   refreshed on each touch for every key of the session) only collects what nobody touches any
+ *   more. A session with a running operation is kept past idleMs by the clock; its owner writes
+ *   progress and renews the operation's lease through `update` every few seconds, which touches
+ *   it and so refreshes the TTL: only a session whose owner stopped (and nobody read since)
+ *   expires in Redis.
  * - Caps: `create` runs one script that sweeps, then evicts least recently used sessions that run
  *   no operation (per tenant, then in all) or refuses with `too_many_sessions`. Each session's
  *   hash has a run flag, so eviction never decodes a state. The script is atomic, so replicas
@@ -27,9 +33,10 @@
  *   session goes: LRU scores come from each replica's clock, ties within one millisecond are broken
  *   by key text, and a session whose operation is being started elsewhere (not yet written) may
  *   be evicted, that start then failing with `unknown_session`.
- * - Unlike memory: a change that throws writes nothing; dropping a session deletes only those of
- *   its logical refs still bound to it; `size` counts index entries of sessions Redis expired
- *   until the next sweep meets them.
+ * - Unlike memory: a change that throws writes nothing (what it did is undone); dropping a session
+ *   deletes only those of its logical refs still bound to it; `size` counts index entries of
+ *   sessions Redis expired until the next sweep meets them; page handles and plan tokens read
+ *   back in full are in the order of their numbers (the order they are minted in).
  * - While Redis cannot be reached every call fails fast with `store_unavailable` (redis-client.ts).
  */
 import { randomBytes } from 'node:crypto';
@@ -39,6 +46,8 @@ import { SILENT, type Logger } from '../../common/log.js';
 import type { SharedKv } from '../kv.js';
 import { KeyQueue } from './key-queue.js';
 import { SessionCache, type Held } from './redis-cache.js';
+import { readHeld } from './redis-read.js';
+import { begin, commit, created, delta, end, storedCore, unchanged, undo } from './redis-items.js';
 import { connectRedis, storeFailure } from './redis-client.js';
 import { SCRIPTS, type ScriptCommands } from './redis-scripts.js';
 import {
@@ -50,7 +59,6 @@ import {
   type RepositoryLimits,
   type SessionRepository,
 } from './repository.js';
-import { decodeSession, encodeSession } from './session-codec.js';
 import {
   keyText,
   newSession,
@@ -132,18 +140,17 @@ export class RedisSessionRepository implements SessionRepository {
       const now = this.now();
       const key = { prompt_hash: promptHash(init.entry_id, init.intent), session: randomBytes(8).toString('hex') };
       const s = newSession(key, { ...init, now });
+      const core = storedCore(s);
       const { maxSessions, maxSessionsPerTenant } = this.limits;
       const [kind, held] = await this.call(() =>
-        this.redis.svcCreate(
-          ...this.base(now),
-          keyText(s),
-          s.tenant,
-          this.stored(s),
-          maxSessions,
-          maxSessionsPerTenant,
-        ),
+        this.redis.svcCreate(...this.base(now), keyText(s), s.tenant, core, maxSessions, maxSessionsPerTenant),
       );
-      if (kind === 'ok') return s;
+      if (kind === 'ok') {
+        // Held from now on (its first get is answered without the state), but not as read: the
+        // first update still reads (and so touches) it.
+        this.recent.keep(keyText(s), created(s, '1', core), now).at = -Infinity;
+        return s;
+      }
       if (kind === 'tenant')
         throw tooManySessions(`this tenant holds ${held} sessions (the cap is ${maxSessionsPerTenant})`);
       if (kind === 'all') throw tooManySessions(`the server holds ${held} sessions (the cap is ${maxSessions})`);
@@ -204,71 +211,64 @@ export class RedisSessionRepository implements SessionRepository {
       // compare-and-set against it saves the read, and a stale one only fails the set.
       const got = (attempt === 1 && this.recent.fresh(k, this.now(), this.limits.idleMs)) || (await this.read(key));
       if (!got) throw unknownSession(key);
-      got.dirty = true; // changed in place: not a committed version until the set succeeds
+      const c = begin(got); // changed in place: not a committed version until the set succeeds
       let out: T;
       try {
         out = change(got.state);
       } catch (e) {
-        this.recent.drop(k);
+        undo(got, c);
         throw e;
       }
-      const text = this.stored(got.state);
-      if (text !== got.text) {
-        const flag = runsOperations(got.state) ? '1' : '0';
-        const refs = JSON.stringify(got.state.logical);
-        const written = await this.call(() =>
-          this.redis.svcWrite(this.sessionKey(key), got.version, text, flag, refs),
-        ).catch((e: unknown) => {
-          this.recent.drop(k);
-          throw e;
-        });
-        if (written !== 1) {
-          // 0: another process wrote first; -1: the session went (the next read says so).
-          this.recent.drop(k);
-          continue;
-        }
-        got.version = String(Number(got.version) + 1);
-        got.text = text;
+      const d = delta(got, c);
+      if (unchanged(d)) {
+        end(got, c);
+        return out;
       }
-      got.dirty = false;
-      return out;
+      const s = got.state;
+      const written = await this.call(() =>
+        this.redis.svcWrite(
+          ...this.itemKeys(k),
+          got.version,
+          d.coreChanged ? d.core : '',
+          runsOperations(s) ? '1' : '0',
+          JSON.stringify(s.logical),
+          s.counters.pc,
+          s.counters.pg,
+          s.counters.o,
+          this.ttlMs,
+          ...d.ops,
+        ),
+      ).catch((e: unknown) => {
+        undo(got, c, d.core);
+        throw e;
+      });
+      if (written === 1) {
+        commit(got, c, d);
+        return out;
+      }
+      // 0: another process wrote first (the next read catches up); -1: the session went.
+      undo(got, c, d.core);
     }
     throw new Error(`session ${keyText(key)}: ${MAX_ATTEMPTS} writes in a row lost to concurrent writers`);
   }
 
-  /**
-   * Read and touch the session (one round trip); undefined when it is gone or idled out (dropped
-   * then). When this process holds the current version decoded, Redis does not send the state
-   * again and it is not decoded again (redis-cache.ts).
-   */
-  private async read(key: SessionKey, known = true): Promise<Held | undefined> {
+  /** Read and touch the session (one round trip, redis-read.ts); undefined when it is gone or idled out. */
+  private read(key: SessionKey): Promise<Held | undefined> {
     const k = keyText(key);
-    const now = this.now();
-    const version = known ? this.recent.version(k) : '';
-    const got = await this.call(() => this.redis.svcTouch(...this.base(now), k, version));
-    if (!got) {
-      this.recent.drop(k);
-      return undefined;
-    }
-    const [v, text] = got;
-    if (text === undefined) return this.recent.confirm(k, v, now) ?? this.read(key, false);
-    const state = decodeSession(text);
-    state.last_used = now;
-    return this.recent.keep(k, v, text, state, now);
+    return readHeld(this.recent, k, this.now, (now, from) =>
+      this.call(() => this.redis.svcTouch(...this.base(now), k, from)),
+    );
   }
 
-  /** The state's stored text: last used lives in its own hash field, so the JSON holds 0. */
-  private stored(s: SessionState): string {
-    return encodeSession({ ...s, last_used: 0 });
+  /** KEYS of the write script: the session hash, its page handles, tokens, runs and journal. */
+  private itemKeys(k: string): [string, string, string, string, string] {
+    const p = this.prefix;
+    return [`${p}s:${k}`, `${p}pg:${k}`, `${p}pc:${k}`, `${p}ru:${k}`, `${p}j:${k}`];
   }
 
   /** ARGV 1-4 of the scripts that sweep or touch: prefix, now, idleMs, ttlMs. */
   private base(now: number): [string, number, number, number] {
     return [this.prefix, now, this.limits.idleMs, this.ttlMs];
-  }
-
-  private sessionKey(key: SessionKey): string {
-    return `${this.prefix}s:${keyText(key)}`;
   }
 
   private refKey(ref: string): string {

@@ -2,10 +2,11 @@
  * The session codec: a realistic session (pins, an exposed symbol table, tokens, page handles,
  * runs, operations, logical refs, counters) survives a trip through JSON text exactly: maps keep
  * their order, the symbol table answers lookups, undefined optional fields stay absent, and
- * encoding a decoded session again gives the same text.
+ * encoding a decoded session again gives the same text; the core form (Redis) leaves out what is
+ * kept item by item.
  */
 import t from 'tap';
-import { decodeSession, encodeSession } from '../../../server/execute/session-codec.js';
+import { decodeCore, decodeSession, encodeCore, encodeSession } from '../../../server/execute/session-codec.js';
 import { newSession, type SessionState } from '../../../server/execute/state.js';
 import { SymbolTable } from '../../../compiler/symbols.js';
 import { fixtureRegistry, GOLDEN_SEEDS } from '../../_helpers/registry.js';
@@ -132,4 +133,16 @@ t.test('each decode is a fresh state; foreign text is refused', async (t) => {
   t.throws(() => decodeSession('{"v":2}'), /session format 1/);
   t.throws(() => decodeSession('[]'), /session format 1/);
   t.throws(() => decodeSession('not json'));
+});
+
+t.test('the core leaves out page handles, tokens, runs and counters, and keeps the rest', async (t) => {
+  const s = await realistic();
+  const text = encodeCore(s);
+  const back = decodeCore(text);
+  for (const k of ['pages', 'tokens', 'runs', 'counters']) t.notOk(k in back, `no ${k}`);
+  const { pages: _p, tokens: _t, runs: _r, counters: _c, ...core } = s;
+  t.same(back, core, 'the rest deeply the same');
+  t.same([...back.ops.keys()], [...s.ops.keys()], 'maps keep their order');
+  t.equal(encodeCore({ ...back, pages: new Map(), tokens: new Map(), runs: [], counters: s.counters }), text);
+  t.throws(() => decodeCore(encodeSession(s)), /session core is not in format 2/, 'a whole session is not a core');
 });
