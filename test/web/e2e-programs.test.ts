@@ -12,7 +12,7 @@ import t from 'tap';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { playgroundDir } from '../../cli/package-root.js';
-import { startStack } from '../_helpers/server.js';
+import { runProgram, startStack } from '../_helpers/server.js';
 import { until } from '../_helpers/until.js';
 import {
   checkPageHygiene,
@@ -116,6 +116,24 @@ t.test('a typo: the diagnostic inline with its hint, the fix applied, then rows'
     /^entity: "brewery:Brewery"\ncount: 10\ntotal: 42\n/,
     'the TOON',
   );
+  // The same program run again by the server in TOON and plain text: a clean read answers the
+  // same rows with no meta, so the page's views must be the server's own text, byte for byte but
+  // for the number of the next page's handle (each run mints its own).
+  const address = ((await page.getByTestId('session-address').textContent()) ?? '').trim();
+  const handles = (text: string | null) => (text ?? '').replace(/\bpg\d+\b/g, 'pgN');
+  const asServer = (accept: string) =>
+    runProgram(stack.url, `/execute/${address}`, 'e1()[name, city, country]', '', { accept }).then((a) =>
+      handles(a.text),
+    );
+  t.equal(
+    handles(await page.getByTestId('raw-answer').textContent()),
+    await asServer('text/toon'),
+    "the server's TOON",
+  );
+  await page.getByTestId('view-plain').click();
+  const plain = handles(await page.getByTestId('raw-answer').textContent());
+  t.match(plain, /^brewery:Brewery: 10 of 42 rows\nname {2,}city {2,}country\n[\s\S]*\nmore: page\(pgN\)\[\.\.\]\n$/);
+  t.equal(plain, await asServer('text/plain'), "the server's plain text");
   await page.getByTestId('view-table').click();
 });
 
@@ -137,7 +155,8 @@ t.test('the run id opens the stored run', async (t) => {
 t.test('More sends page(pgN): the next rows appended, same fields', async (t) => {
   const first = await column(page.getByTestId('results-table'), 'name');
   const more = page.getByTestId('more-button');
-  t.match(await more.textContent(), /More: page\(pg\d+\)/);
+  const clicked = /More: page\((pg\d+)\)/.exec((await more.textContent()) ?? '')?.[1];
+  t.ok(clicked, 'More names the next page');
   await more.click();
   const all = await until('the next page', async () => {
     const n = await column(page.getByTestId('results-table'), 'name');
@@ -152,7 +171,8 @@ t.test('More sends page(pgN): the next rows appended, same fields', async (t) =>
   );
   t.match(await page.getByTestId('result-block').locator('h3').textContent(), /20 of 42 rows loaded · 2 pages/);
   t.same(await page.getByTestId('results-table').locator('thead th').allTextContents(), ['name', 'city', 'country']);
-  t.match(await page.getByTestId('more-button').textContent(), /page\(pg2\)/, 'and a handle for the one after');
+  const after = /page\((pg\d+)\)/.exec((await page.getByTestId('more-button').textContent()) ?? '')?.[1];
+  t.ok(after && after !== clicked, `and a handle for the one after (${after}, not ${clicked})`);
 });
 
 t.test('a write: dry-run, review, run with the plan token, the vendor changed', async (t) => {

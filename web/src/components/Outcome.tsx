@@ -1,16 +1,16 @@
 /**
  * The answer to a program: a status line (run id linking to the stored run), the answer's text,
  * its errors (each "did you mean" a button that applies the fix), a dry-run's review, and the
- * rows as sortable tables (More appends the next page), with the raw JSON or TOON one click away
- * (of the last page, once More was used).
+ * rows as sortable tables (More appends the next page), with the raw JSON, TOON or plain text one
+ * click away (of the last page, once More was used).
  */
-import { encode } from '@toon-format/toon';
 import { useState } from 'preact/hooks';
 import type { Answer } from '../api/client.js';
 import type { RunHow } from '../api/svc.js';
 import type { ExecAnswer, ExecError } from '../api/types.js';
 import { fixesOf, type Fix } from '../lang/fixes.js';
 import { loadedBlocks, type LoadedBlock } from './pages.js';
+import { cleanAnswer, plainText, toonText } from './plain.js';
 import { Results } from './Results.js';
 import { Review } from './Review.js';
 
@@ -24,6 +24,8 @@ export interface Shown {
   blocks?: LoadedBlock[];
   /** The handle of the last page appended (`answer` is then that page's answer). */
   page?: string;
+  /** The run may have written (a pcN whose review counted writes, or `force`): never a clean answer. */
+  wrote?: boolean;
 }
 
 export interface OutcomeProps {
@@ -37,7 +39,9 @@ export interface OutcomeProps {
   openRun: (runId: string) => void;
 }
 
-type View = 'table' | 'json' | 'toon';
+type View = 'table' | 'json' | 'toon' | 'plain';
+
+const VIEW_LABEL: Record<View, string> = { table: 'Table', json: 'JSON', toon: 'TOON', plain: 'Plain' };
 
 export function Outcome(props: OutcomeProps) {
   const { answer, program } = props.shown;
@@ -71,7 +75,7 @@ export function Outcome(props: OutcomeProps) {
         )}
       </p>
       <div role="group" aria-label="Show the answer as" class="view-switch">
-        {(['table', 'json', 'toon'] as View[]).map((v) => (
+        {(['table', 'json', 'toon', 'plain'] as View[]).map((v) => (
           <button
             type="button"
             key={v}
@@ -80,7 +84,7 @@ export function Outcome(props: OutcomeProps) {
             data-testid={`view-${v}`}
             onClick={() => setView(v)}
           >
-            {v === 'table' ? 'Table' : v === 'json' ? 'JSON' : 'TOON'}
+            {VIEW_LABEL[v]}
           </button>
         ))}
       </div>
@@ -94,9 +98,9 @@ export function Outcome(props: OutcomeProps) {
           {JSON.stringify(body, null, 2)}
         </pre>
       )}
-      {view === 'toon' && (
+      {(view === 'toon' || view === 'plain') && (
         <pre class="raw" data-testid="raw-answer">
-          {toonOf(body)}
+          {(view === 'toon' ? toonText : plainText)(body, cleanAnswer(body, !props.shown.page && !!props.shown.wrote))}
         </pre>
       )}
       {view === 'table' && (
@@ -130,15 +134,6 @@ export function Outcome(props: OutcomeProps) {
       )}
     </section>
   );
-}
-
-/** The TOON of the answer, as `Accept: text/toon` would give it (encoded here with the same library). */
-function toonOf(body: ExecAnswer): string {
-  try {
-    return encode(body);
-  } catch {
-    return '(this answer cannot be shown as TOON)';
-  }
 }
 
 function Errors(props: OutcomeProps & { errors: ExecError[]; program: string }) {

@@ -28,6 +28,17 @@ function handlesIn(a: ExecAnswer): string[] {
   return [...JSON.stringify(a).matchAll(/\b(pg\d+|o\d+|pc\d+)\b/g)].map((m) => m[1]!);
 }
 
+/**
+ * Whether a run sent `how` may have written: by a pcN, unless the dry-run shown before it minted
+ * that pcN with no write in its review; with `force`, always (its plan was not reviewed here).
+ */
+function mayHaveWritten(how: svc.RunHow, before: Shown | null): boolean {
+  if (how.force) return true;
+  if (!how.plan_commit_ref) return false;
+  const meta = before?.answer.body._meta?.svc;
+  return meta?.plan_commit_ref !== how.plan_commit_ref || (meta.dry_review?.mutations ?? 1) > 0;
+}
+
 export function Workbench({ session }: { session: SessionState }) {
   const completion = useRef<CompletionData>(emptyCompletion());
   const handles = useRef<string[]>([]);
@@ -71,7 +82,7 @@ export function Workbench({ session }: { session: SessionState }) {
       live.settled(program); // the answer's diagnostics stand for this text
       setCheck({ note: '', bad: false });
     }
-    setShown({ answer: a, program, how, at: Date.now() });
+    setShown({ answer: a, program, how, at: Date.now(), wrote: mayHaveWritten(how, shown) });
   };
 
   /** More on block `index`: the next page's rows are appended to it (the answer shown is that page's). */
