@@ -14,12 +14,16 @@
  *     protocol floor (transport, JSON-RPC, SSE framing; no tool, no vendor);
  *   - `health`: `GET /v1/health`, the HTTP floor of the same server.
  * Every side runs in blocks of BLOCK calls, in rounds (the order reversed every other round), so
- * all sides see the same machine. Target: MCP (SDK client) adds under 1.5 ms to the p50 of direct.
+ * all sides see the same machine. Targets: MCP (SDK client) adds under 1.5 ms to the p50 of direct;
+ * svc's own share of the MCP read is at most 0.3 ms more than of the HTTP read.
+ * `SVC_BENCH_BASELINE=<dir>`: an A/B against svc of another build, see `mcp-baseline.ts`.
  */
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { baselineMetrics, ownShare } from './mcp-baseline.js';
 import { median, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
 import { cpuMs, startChild, type Child } from './processes.js';
 
@@ -38,8 +42,10 @@ const ROUNDS = 12;
 const WARMUP_ROUNDS = 2;
 /** Target: what the MCP read (SDK client) may add to the direct p50. */
 const TARGET_MS = 1.5;
+/** Target: how much more of svc's own time (minus the vendor call) an MCP read may take than an HTTP read. */
+const OVER_HTTP_MS = 0.3;
 
-type Side = 'direct' | 'http' | 'mcp' | 'mcp-raw' | 'ping' | 'ping-raw' | 'health';
+export type Side = 'direct' | 'http' | 'mcp' | 'mcp-raw' | 'ping' | 'ping-raw' | 'health';
 const SIDES: Side[] = ['direct', 'http', 'mcp', 'mcp-raw', 'ping', 'ping-raw', 'health'];
 /** Sides whose call reads 25 rows from the vendor through svc (one vendor request each). */
 const READS: Side[] = ['http', 'mcp', 'mcp-raw'];
@@ -267,7 +273,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-interface Summary {
+export interface Summary {
   n: number;
   p50: number;
   p90: number;
@@ -304,26 +310,42 @@ async function run(): Promise<BenchResult> {
   const vendor = await startChild('vendor');
   let svc: Child | undefined;
   let prepared: Prepared | undefined;
+  const baseline = process.env.SVC_BENCH_BASELINE;
+  let base: { svc: Child; prepared?: Prepared } | undefined;
   try {
     svc = await startChild('svc', [vendor.url]);
     prepared = await prepare(vendor, svc);
+    if (baseline) {
+      base = { svc: await startChild('svc', [vendor.url], join(baseline, 'dist', 'bench')) };
+      base.prepared = await prepare(vendor, base.svc);
+    }
     const { calls, target, bytes } = prepared;
     const blocks: Block[] = [];
+    const baseBlocks: Block[] = [];
     for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
       const order = r % 2 ? [...SIDES].reverse() : SIDES;
       for (const side of order) {
-        const b = await block(side, calls[side], vendor, svc);
-        if (r >= WARMUP_ROUNDS) blocks.push(b);
+        // With a baseline, each svc side runs on both builds, the first alternating by round.
+        const runs: Array<[Block[], Call, Child]> = [[blocks, calls[side], svc]];
+        if (base?.prepared && side !== 'direct')
+          runs[r % 2 ? 'unshift' : 'push']([baseBlocks, base.prepared.calls[side], base.svc]);
+        for (const [into, call, server] of runs) {
+          const b = await block(side, call, vendor, server);
+          if (r >= WARMUP_ROUNDS) into.push(b);
+        }
       }
     }
-    const s = Object.fromEntries(
-      SIDES.map((side) => [side, summarize(blocks.filter((b) => b.side === side))]),
-    ) as Record<Side, Summary>;
+    const summaries = (of: Block[]) =>
+      Object.fromEntries(SIDES.map((side) => [side, summarize(of.filter((b) => b.side === side))])) as Record<
+        Side,
+        Summary
+      >;
+    const s = summaries(blocks);
     const { direct, http, mcp, ping, health } = s;
     const raw = s['mcp-raw'];
     const pingRaw = s['ping-raw'];
     const added = (x: Summary) => x.p50 - direct.p50;
-    const bad = blocks.reduce((n, b) => n + b.bad, 0);
+    const bad = [...blocks, ...baseBlocks].reduce((n, b) => n + b.bad, 0);
     const vendorPerBlock = blocks.map((b) => ({
       side: b.side,
       extra: b.vendorRequests - (READS.includes(b.side) || b.side === 'direct' ? BLOCK : 0),
@@ -414,11 +436,13 @@ async function run(): Promise<BenchResult> {
         note: `every read side; svc sends GET ${target}; blocks of ${BLOCK}, ${ROUNDS} rounds after ${WARMUP_ROUNDS} warm-up rounds`,
       },
     ];
+    if (baseBlocks.length) metrics.push(...baselineMetrics(s, { ...summaries(baseBlocks), direct }, baseline!));
+    const overHttp = ownShare(mcp) - ownShare(http);
     const checks: Check[] = [
       {
         target: `every read answered ${ROWS} rows (direct, HTTP, MCP)`,
         pass: bad === 0,
-        actual: `${bad} wrong of ${blocks.reduce((n, b) => n + b.latencies.length, 0)} calls`,
+        actual: `${bad} wrong of ${[...blocks, ...baseBlocks].reduce((n, b) => n + b.latencies.length, 0)} calls`,
       },
       {
         target: 'one vendor request per read (svc or direct), none for the floors',
@@ -435,10 +459,17 @@ async function run(): Promise<BenchResult> {
         pass: added(mcp) < TARGET_MS,
         actual: `${fmt(added(mcp))} added (${fmt(mcp.p50)} vs ${fmt(direct.p50)}); HTTP adds ${fmt(added(http))}, MCP by plain fetch ${fmt(added(raw))}`,
       },
+      {
+        target: `svc's own share of the MCP read (SDK client) is at most ${OVER_HTTP_MS} ms more than of the HTTP read`,
+        pass: overHttp <= OVER_HTTP_MS,
+        actual: `${fmt(overHttp)} more (${fmt(ownShare(mcp))} vs ${fmt(ownShare(http))}); plain fetch ${fmt(ownShare(raw) - ownShare(http))} more; p50 over HTTP ${fmt(mcp.p50 - http.p50)} (SDK), ${fmt(raw.p50 - http.p50)} (plain fetch)`,
+      },
     ];
     return { metrics, checks };
   } finally {
     await prepared?.close();
+    await base?.prepared?.close();
+    await base?.svc.stop();
     await svc?.stop();
     await vendor.stop();
   }

@@ -4,12 +4,14 @@
  * request reaches a transport it passes the DNS-rebinding check (Host and Origin), the transport
  * key check (when keys are provisioned), the body limit and JSON decoding; transport sessions are
  * capped and closed when idle. Requests get JSON-RPC errors where the protocol says so (unknown
- * session 404, no session 400, malformed JSON 400), never a crash.
+ * session 404, no session 400, malformed JSON 400), never a crash. The transport is the SDK's
+ * Web-standard one, driven through a lean Node bridge (`web-adapter.ts`) rather than the SDK's
+ * Node wrapper and its general-purpose adapter.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -30,6 +32,7 @@ import { McpSession, type McpDeps } from './session.js';
 import { INSTRUCTIONS } from './tools.js';
 import type { SharedKv } from '../kv.js';
 import { markInitialized, parseState } from './resume.js';
+import { serve } from './web-adapter.js';
 
 export interface McpEndpointOptions {
   version: string;
@@ -43,7 +46,7 @@ export interface McpEndpointOptions {
 }
 
 interface Entry {
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   session: McpSession;
   lastUsed: number;
@@ -102,6 +105,10 @@ export class McpEndpoint {
     let body: unknown;
     if (method === 'POST') {
       let text: string;
+      // This runs in the turn the request's head was parsed; node parses a small body that came
+      // with it right after. One microtask later readBody takes it from the buffer instead of
+      // iterating the stream (an async iterator per request).
+      if (!req.complete) await Promise.resolve();
       try {
         text = await readBody(req, MAX_BODY_BYTES);
       } catch (e) {
@@ -116,14 +123,10 @@ export class McpEndpoint {
         return rpcError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
       }
     }
-    // The transport's adapter flushes the headers of an SSE answer before the tool has run, so an
-    // answer would leave in two writes (headers, then the event): a POST's headers go with its
-    // first event instead. A GET stream keeps its early headers (and its keep-alive comments).
-    if (method === 'POST') res.flushHeaders = () => undefined;
     if (entry) {
       entry.lastUsed = this.now();
       this.keepShared(sid!, entry);
-      return entry.transport.handleRequest(req, res, body);
+      return serve(entry.transport, req, res, body);
     }
     if (method !== 'POST' || !isInitializeRequest(body))
       return rpcError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: no Mcp-Session-Id; send initialize first');
@@ -139,7 +142,7 @@ export class McpEndpoint {
         },
       );
     const opened = this.open();
-    await opened.transport.handleRequest(req, res, body);
+    await serve(opened.transport, req, res, body);
   }
 
   private open(): Entry {
@@ -154,7 +157,7 @@ export class McpEndpoint {
       server,
       lastUsed: this.now(),
       sharedAt: this.now(),
-      transport: new StreamableHTTPServerTransport({
+      transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: id,
         onsessioninitialized: async (sid) => {
           this.entries.set(sid, entry);

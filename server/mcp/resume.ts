@@ -2,10 +2,10 @@
  * Resuming an MCP transport session on another replica: decoding the shared state of a session,
  * and telling the SDK's Streamable HTTP transport that the session it serves was initialized
  * elsewhere. The SDK has no public way to do the latter, so it is done here, in one place, on the
- * shape of the pinned SDK (its inner web-standard transport's `sessionId` and `_initialized`); a
- * test resumes a session over real sockets, so an SDK that changes that shape fails the suite.
+ * shape of the pinned SDK (the web-standard transport's `sessionId` and `_initialized`); a test
+ * resumes a session over real sockets, so an SDK that changes that shape fails the suite.
  */
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { McpSessionState } from './session.js';
 
 interface InnerTransport {
@@ -14,9 +14,9 @@ interface InnerTransport {
 }
 
 /** Mark `transport` as serving the initialized session `sid`; false when the SDK's shape is not the one known. */
-export function markInitialized(transport: StreamableHTTPServerTransport, sid: string): boolean {
-  const inner = (transport as unknown as { _webStandardTransport?: InnerTransport })._webStandardTransport;
-  if (!inner || typeof inner._initialized !== 'boolean') return false;
+export function markInitialized(transport: WebStandardStreamableHTTPServerTransport, sid: string): boolean {
+  const inner = transport as unknown as InnerTransport;
+  if (typeof inner._initialized !== 'boolean') return false;
   inner.sessionId = sid;
   inner._initialized = true;
   return true;

@@ -1,0 +1,123 @@
+/**
+ * The bridge between Node's `http` objects and the official SDK's Web-standard Streamable HTTP
+ * transport (`WebStandardStreamableHTTPServerTransport`), in place of the SDK's Node wrapper
+ * (`StreamableHTTPServerTransport`, which goes through `@hono/node-server`'s general adapter).
+ *
+ * - The request: the transport reads only the method, the URL and the headers (the body is handed
+ *   to it already parsed), so `webRequest` gives it those three and no body stream, no abort
+ *   signal (the transport reads neither).
+ * - The answer: status and headers in one `writeHead`; a JSON (or empty) body in one `end`; an SSE
+ *   body piped event by event. The headers of a POST's event stream go with its first event (one
+ *   write per tool answer); a standing GET stream sends them at once. When the client goes away the
+ *   stream's reader is cancelled, which lets the transport drop the stream and its keep-alive timer.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+
+/**
+ * One request through a transport: its answer is written as it comes (an event stream's headers
+ * go with its first event, except on a standing GET stream). A request the transport throws on is
+ * a bare 500, and one whose head cannot be a Web `Request` a bare 400 (as the SDK's Node wrapper
+ * answered them).
+ */
+export async function serve(
+  transport: WebStandardStreamableHTTPServerTransport,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  let request: Request;
+  try {
+    request = webRequest(req);
+  } catch {
+    return void res.writeHead(400).end();
+  }
+  let answer: Response;
+  try {
+    answer = await transport.handleRequest(request, { parsedBody: body });
+  } catch {
+    return void res.writeHead(500).end();
+  }
+  await sendWebResponse(res, answer, req.method === 'GET');
+}
+
+/** What the transport reads of a Web `Request` when the body comes parsed. */
+type RequestHead = Pick<Request, 'method' | 'url' | 'headers'>;
+
+/**
+ * The Web `Request` the transport reads: method, absolute URL (from `Host`) and the headers as sent
+ * (repeated headers joined, as `Headers` does). Throws on a header `Headers` refuses.
+ */
+export function webRequest(req: IncomingMessage): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  const head: RequestHead = { method: req.method ?? 'GET', url: `${scheme}://${req.headers.host}${req.url}`, headers };
+  return head as Request;
+}
+
+/**
+ * Write `answer` to `res`. `early`: send the headers of an event stream before its first event
+ * (a standing GET stream, whose client waits for them). Resolves when the answer has been written,
+ * or the client went away.
+ */
+export async function sendWebResponse(res: ServerResponse, answer: Response, early: boolean): Promise<void> {
+  const headers: OutgoingHttpHeaders = {};
+  answer.headers.forEach((v, k) => {
+    headers[k] = v;
+  });
+  const body = answer.body;
+  if (!body) {
+    res.writeHead(answer.status, headers);
+    res.end();
+    return;
+  }
+  if (!headers['content-type']?.toString().startsWith('text/event-stream')) {
+    // A whole answer (a JSON-RPC error, or JSON): one write, with its length.
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    headers['content-length'] = bytes.length;
+    res.writeHead(answer.status, headers);
+    res.end(bytes);
+    return;
+  }
+  res.writeHead(answer.status, headers);
+  if (early) res.flushHeaders();
+  await pipeEvents(body.getReader(), res);
+}
+
+/**
+ * Copy an event stream to the response chunk by chunk, waiting for `drain` when the socket is
+ * full. The reader is cancelled when the response closes first (the client went away), and a
+ * stream that fails destroys the response (the client sees a cut stream, as with a crash).
+ */
+async function pipeEvents(reader: ReadableStreamDefaultReader<Uint8Array>, res: ServerResponse): Promise<void> {
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  if (res.destroyed) return cancel(); // gone before the stream was handed over
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await drained(res);
+    }
+    if (!res.destroyed) res.end();
+  } catch (e) {
+    res.destroy(e instanceof Error ? e : new Error(String(e)));
+  } finally {
+    res.off('close', cancel);
+  }
+}
+
+/** Resolves when `res` can take more (`drain`) or is gone (`close`); leaves no listener behind. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
