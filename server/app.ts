@@ -131,6 +131,7 @@ export class SvcApp {
           auth: this.auth,
           tenants: opts.mcp?.tenants ?? new TenantScopes(),
           logger: this.logger,
+          ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
         },
         opts.mcp ?? { keys: new TransportKeys([]), tenants: new TenantScopes() },
         {

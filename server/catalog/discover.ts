@@ -81,7 +81,14 @@ function entityTexts(entry: RegistryEntry): EntityText[] {
  * (`ln(1 + N / entities having it)`): a word every entity has ranks little, a rare one decides;
  * an entity whose whole name the intent says gains more.
  */
-export function discover(registry: Registry, intent: string, limit = 20, allowed?: ReadonlySet<string>): DiscoverRow[] {
+export function discover(
+  registry: Registry,
+  intent: string,
+  limit = 20,
+  allowed?: ReadonlySet<string>,
+  /** A caller that may only read: rows list no capability that writes. */
+  readsOnly = false,
+): DiscoverRow[] {
   const want = wordsOf(intent);
   const scope = registry.list().filter((entry) => !allowed || allowed.has(entry.entry_id));
   const all = scope.flatMap((entry) => entityTexts(entry).map((t) => ({ entry, t })));
@@ -116,7 +123,7 @@ export function discover(registry: Registry, intent: string, limit = 20, allowed
       description: t.entity.description,
       capabilities: [
         ...t.caps.filter((c) => !WRITE_KINDS.has(c.kind)),
-        ...t.caps.filter((c) => WRITE_KINDS.has(c.kind)),
+        ...(readsOnly ? [] : t.caps.filter((c) => WRITE_KINDS.has(c.kind))),
       ].map((c) => c.name),
       matched,
     });

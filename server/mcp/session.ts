@@ -36,6 +36,8 @@ export interface McpDeps {
   auth: InboundAuth;
   tenants: TenantScopes;
   logger: Logger;
+  /** Whether callers of a tenant may only read (discovery then lists no write). */
+  readOnly?: (tenant: string) => boolean;
 }
 
 /** What a tool call brings besides its arguments. */
@@ -234,7 +236,8 @@ export class McpSession {
   private discover(raw: unknown): CallToolResult {
     const args = decodeBody(DiscoverArgs, raw ?? {}, '{"query": "beers by style"}', 'arguments');
     const allowed = this.deps.tenants.allowed(this.principal.tenant);
-    const rows = discover(this.deps.registry(), args.query, args.limit ?? 10, allowed);
+    const readsOnly = this.deps.readOnly?.(this.principal.tenant) ?? false;
+    const rows = discover(this.deps.registry(), args.query, args.limit ?? 10, allowed, readsOnly);
     return textResult(discoverMarkdown(args.query, rows, 'list_registry lists the catalogs'), {
       entities: rows.map((r) => ({
         seed: r.seed,

@@ -48,7 +48,7 @@ export function unknownEntry(res: ServerResponse, registry: Registry, id: string
   );
 }
 
-/** The routes; `readOnly` says whether a request's caller may only read (its tool model then has no write). */
+/** The routes; `readOnly` says whether a request's caller may only read (its tool model and discovery then show no write). */
 export function catalogRoutes(
   router: Router,
   registry: () => Registry,
@@ -90,7 +90,7 @@ export function catalogRoutes(
     const entry = url.searchParams.get('entry');
     if (entry && !reg.get(entry)) return unknownEntry(res, reg, entry);
     // Filter by entry before the limit, or rows of other entries (sorted first) would eat it.
-    const rows = discover(reg, q, Infinity)
+    const rows = discover(reg, q, Infinity, undefined, readOnly(req))
       .filter((r) => !entry || r.api === entry)
       .slice(0, limit);
     if (wantsMarkdown(req, url)) return send(res, 200, 'text/markdown; charset=utf-8', discoverMarkdown(q, rows));

@@ -183,6 +183,29 @@ t.test('MCP: the svc tool answers a write with a read_only tool error', async (t
   t.equal(vendorData(), before, 'nothing reached the vendor');
 });
 
+t.test('discovery lists no write capability for a read-only caller (HTTP and MCP)', async (t) => {
+  const caps = async (base: string) => {
+    const a = await call(base, '/v1/discover?q=create%20beer&limit=5');
+    t.equal(a.status, 200, a.text);
+    const rows = a.body.rows as Array<{ seed: string; capabilities: string[] }>;
+    return rows.find((r) => r.seed === 'brewery:Beer')?.capabilities ?? [];
+  };
+  const off = await caps(OFF);
+  t.ok(off.includes('createBeer'), `others see the writes: ${off.join(', ')}`);
+  const on = await caps(ON);
+  t.ok(on.length > 0 && !on.includes('createBeer'), `the reads only: ${on.join(', ')}`);
+  t.same(
+    on,
+    off.filter((c) => !/^(create|update|delete|retire)/.test(c)),
+    'the same reads',
+  );
+  const c = await connectMcp(t, ON);
+  const r = await c.tool('discover_capabilities', { query: 'create beer', limit: 5 });
+  t.notOk(r.isError, textOf(r));
+  t.notMatch(textOf(r), /createBeer/, 'MCP discovery neither');
+  t.match(textOf(r), /brewery:Beer/);
+});
+
 t.test('SVC_READ_ONLY takes true or false; anything else stops the start with bad_arguments', async (t) => {
   t.equal(readOnlyFromEnv({}), undefined, 'unset: nobody');
   t.equal(readOnlyFromEnv({ SVC_READ_ONLY: 'false' }), undefined);
