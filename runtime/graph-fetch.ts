@@ -54,7 +54,9 @@ export class GraphFetch {
     const running = this.inflight.get(key);
     if (running) {
       const f = await running;
-      return f.error ? f : { rows: f.rows.map((r) => this.hand({ ...r })), calls: 0, pages: 0, graph: true };
+      // The calls (and a failure's retries) were the first asker's: a waiter made none.
+      if (f.error) return { ...f, calls: 0, pages: 0 };
+      return { rows: f.rows.map((r) => this.hand({ ...r })), calls: 0, pages: 0, graph: true };
     }
     const p = fetch();
     this.inflight.set(key, p);

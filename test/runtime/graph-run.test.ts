@@ -172,3 +172,14 @@ t.test('a row answered from the graph does not get younger', async (t) => {
   const stale = await run('fault:Parent(1)', { graph: { ...view, since: 2_000 }, now });
   t.same(stale.sent, ['GET /parents/1'], 'so a max age past it sends the get');
 });
+
+t.test('a get that fails, shared by several rows of a fan-out, counts its calls once', async (t) => {
+  // Parent 3 was deleted above: the items naming it share one failing get.
+  const naming3 = g.data.items.filter((i) => i.parentId === 3).length;
+  t.ok(naming3 > 1, `${naming3} items name parent 3`);
+  const r = await run(FANOUT);
+  const sent = parentGets(r.sent);
+  t.equal(sent.filter((s) => s === 'GET /parents/3').length, 1, 'one get of parent 3, failing');
+  t.equal(r.status, 'failed', 'the missing parent fails the run');
+  t.equal(r.steps.n2!.calls, sent.length, `the step counts the ${sent.length} gets it sent, not one per waiter`);
+});
