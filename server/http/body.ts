@@ -12,7 +12,10 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   // A short body usually arrives with the headers: by the time a route reads it, node has buffered
   // all of it (the stream ends a little later). Take it from the buffer then: no async iterator, no
-  // wait for the end event (the body stretch of a clean read: about 30 -> 10 µs).
+  // wait for the end event (the body stretch of a clean read: about 30 -> 10 µs). A caller in the
+  // turn the request's head was parsed in (the MCP endpoint) comes before node parsed the body
+  // that came with it: one microtask later it is there.
+  if (!req.complete && req.readableLength < declared) await Promise.resolve();
   if (!req.readableFlowing && req.readableLength <= limit && (req.complete || whollyBuffered(req, declared)))
     return bufferedBody(req);
   const chunks: Buffer[] = [];

@@ -105,10 +105,6 @@ export class McpEndpoint {
     let body: unknown;
     if (method === 'POST') {
       let text: string;
-      // This runs in the turn the request's head was parsed; node parses a small body that came
-      // with it right after. One microtask later readBody takes it from the buffer instead of
-      // iterating the stream (an async iterator per request).
-      if (!req.complete) await Promise.resolve();
       try {
         text = await readBody(req, MAX_BODY_BYTES);
       } catch (e) {
