@@ -16,6 +16,9 @@
  *
  * `SVC_BENCH_REPLICAS_DIR=<dir>` puts the artifact store under <dir> instead of the OS temp dir
  * (the file store fsyncs every snapshot: /dev/shm takes the disk out of the figures).
+ * `SVC_BENCH_BASELINE=<dir>` adds a Redis replica of another build (`<dir>/dist/bench`, as in
+ * `hotpath`) on the same Redis to part 1, on a session of its own: an A/B of the Redis store side
+ * by side in one run.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -120,6 +123,11 @@ async function run(): Promise<BenchResult> {
       started.push(c);
     }
     const [mem, a, b] = started as [Child, Child, Child];
+    const baseline = process.env.SVC_BENCH_BASELINE;
+    const base = baseline
+      ? await startChild('svc', [vendor.url], join(baseline, 'dist', 'bench'), replicaEnv)
+      : undefined;
+    if (base) stops.unshift(() => base.stop());
     const memRead = readTarget('memory', mem, (await prepareSvc(vendor, mem)).path);
     // The one session of parts 1 and 2, opened on A.
     const aRead = readTarget('Redis A', a, (await prepareSvc(vendor, a)).path);
@@ -139,7 +147,8 @@ async function run(): Promise<BenchResult> {
         },
       },
     };
-    const lat = await latencies([memRead, aRead, fresh], WARMUP_ROUNDS, ROUNDS);
+    const baseRead = base ? [readTarget('Redis, base build', base, (await prepareSvc(vendor, base)).path)] : [];
+    const lat = await latencies([memRead, aRead, fresh, ...baseRead], WARMUP_ROUNDS, ROUNDS);
     const bytes = { long: await stateBytes(redis, aRead.path), renewed };
 
     const pool = (origin: string, connections: number) => new Pool(origin, { connections });
@@ -172,7 +181,7 @@ async function run(): Promise<BenchResult> {
 }
 
 function latencyMetrics({ lat, bytes }: Measured): Metric[] {
-  const [mem, redis, fresh] = lat as [number[], number[], number[]];
+  const [mem, redis, fresh, base] = lat as [number[], number[], number[], number[] | undefined];
   const p50 = (xs: number[]) => percentile(xs, 50);
   const p90 = (xs: number[]) => percentile(xs, 90);
   const adds = (xs: number[]) => `adds ${ms(p50(xs) - p50(mem))}; p90 ${ms(p90(xs))} (adds ${ms(p90(xs) - p90(mem))})`;
@@ -195,6 +204,16 @@ function latencyMetrics({ lat, bytes }: Measured): Metric[] {
       unit: 'ms',
       note: `${adds(fresh)}; at most ${bytesText(bytes.renewed)}`,
     },
+    ...(base
+      ? [
+          {
+            label: 'Redis store p50, base build',
+            value: p50(base),
+            unit: 'ms' as const,
+            note: `${adds(base)}; this build ${ms(p50(redis) - p50(base))} against it (SVC_BENCH_BASELINE)`,
+          },
+        ]
+      : []),
   ];
 }
 

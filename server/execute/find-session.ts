@@ -12,22 +12,32 @@ import type { SessionKey, SessionState } from './state.js';
 export interface Found {
   session: SessionState;
   stale?: SvcError;
+  /**
+   * Set when `session` is the version this process held, found with `early` (a shared store's
+   * `peek`): resolves true once the store said it was current, false when it was not.
+   */
+  current?: Promise<boolean>;
 }
 
+/** The session at `key` for `tenant`; `early`: the version this process holds, when the store can peek. */
 export async function findSession(
   repo: SessionRepository,
   key: SessionKey,
   tenant: string,
   registry: Registry,
+  early = false,
 ): Promise<Found> {
-  const s = await repo.get(key);
+  const peeked = early ? repo.peek?.(key) : undefined;
+  const s = peeked ? peeked.state : await repo.get(key);
   if (!s) throw unknownSession(key);
   if (s.tenant !== tenant)
     throw new SvcFailure([
       svcError('forbidden', 'this execute session belongs to another tenant', { hint: 'open a session of your own' }),
     ]);
   const stale = staleness(s, registry);
-  return stale ? { session: s, stale } : { session: s };
+  const found: Found = stale ? { session: s, stale } : { session: s };
+  if (peeked) found.current = peeked.current;
+  return found;
 }
 
 /** `session_stale` when a catalog the session pinned changed or went away. */

@@ -73,14 +73,17 @@ export class LogicalSessions {
     return logicalContext(this.deps, req);
   }
 
-  /** The session a logical ref is bound to, for a caller of `tenant` (`unknown_logical_session`, `forbidden`). */
-  find(ref: unknown, tenant: string): Promise<Found> {
-    return findLogical(this.deps, ref, tenant);
+  /**
+   * The session a logical ref is bound to, for a caller of `tenant` (`unknown_logical_session`,
+   * `forbidden`); `early` as ExecuteService.find's.
+   */
+  find(ref: unknown, tenant: string, early = false): Promise<Found> {
+    return findLogical(this.deps, ref, tenant, early);
   }
 }
 
 /** The session a logical ref is bound to, for a caller of `tenant` (`unknown_logical_session`, `forbidden`). */
-export async function findLogical(deps: LogicalDeps, ref: unknown, tenant: string): Promise<Found> {
+export async function findLogical(deps: LogicalDeps, ref: unknown, tenant: string, early = false): Promise<Found> {
   if (typeof ref !== 'string' || !REF.test(ref))
     fail(
       'bad_arguments',
@@ -94,7 +97,7 @@ export async function findLogical(deps: LogicalDeps, ref: unknown, tenant: strin
       `no session is bound to \`${quote(ref as string)}\``,
       'it idled out or was never minted here: open one with a context call (intent and seeds)',
     );
-  return findSession(deps.repo, key!, tenant, deps.registry());
+  return findSession(deps.repo, key!, tenant, deps.registry(), early);
 }
 
 /** A context call: open, extend, or recover the logical session of an intent (rules in the file comment). */

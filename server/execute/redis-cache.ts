@@ -34,6 +34,11 @@ export interface Held {
   touched: number;
   /** Set while a change made in place is neither written nor undone; resolves when it is. */
   pending?: Promise<void>;
+  /**
+   * Set when the last read of it from Redis found the version this process held (no other process
+   * wrote in between): the next request may run on it while Redis confirms it (`peek`).
+   */
+  quiet?: boolean;
 }
 
 export class SessionCache {

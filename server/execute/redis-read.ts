@@ -36,6 +36,7 @@ export async function readHeld(
     if (got.length === 1 || got[1] === 'j') {
       // Based on `from`: `h` may have moved on since (by its own writes), or be pending a change.
       if (!h || h !== held || Number(h.version) < Number(from)) continue;
+      h.quiet = got.length === 1;
       if (Number(h.version) >= Number(got[0])) return recent.touch(h, now);
       if (got.length === 1) continue; // {v} answers the version held: not reached
       if (h.pending) {

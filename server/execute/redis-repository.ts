@@ -13,6 +13,12 @@
  *   nothing more when the version held is current, the journal of the writes since (what each
  *   changed) when it moved, and the whole session only to a process that holds none or one more
  *   than JOURNAL_MAX writes old.
+ * - `peek` answers the version held at once when the last read found no other process had written
+ *   to it since (`quiet`), and sends the same touch told that version: the caller runs a clean read
+ *   on it while the touch travels, and writes the run only once Redis said the version was current
+ *   (ExecuteService.program). A session used through one replica at a time costs a read one round
+ *   trip after the vendor's answer (the compare-and-set); one written by another replica since is
+ *   read again, and a session several replicas take turns at is never peeked.
  * - `update` is optimistic: read and touch, run the change on the held state in place, then one
  *   compare-and-set on the version with what it changed (two round trips; one when this process
  *   read the session within a second, none when the change changed nothing). When another process
@@ -56,6 +62,7 @@ import {
   tooManySessions,
   unknownSession,
   type NewSessionInit,
+  type Peeked,
   type RepositoryLimits,
   type SessionRepository,
 } from './repository.js';
@@ -162,6 +169,31 @@ export class RedisSessionRepository implements SessionRepository {
     return (await this.read(key))?.state;
   }
 
+  peek(key: SessionKey): Peeked | undefined {
+    const k = keyText(key);
+    const h = this.recent.entry(k);
+    const now = this.now();
+    // Not while Redis is away: the request fails fast (store_unavailable) without calling a vendor.
+    if (!h?.quiet || h.pending || now - h.touched > this.limits.idleMs || this.redis.status !== 'ready')
+      return undefined;
+    const base = h.version;
+    const current = this.call(() => this.redis.svcTouch(...this.base(now), k, base)).then(
+      (got) => {
+        const same = got?.length === 1 && got[0] === base;
+        if (this.recent.entry(k) !== h) return same;
+        if (!got) this.recent.drop(k);
+        else if (same) this.recent.touch(h, now);
+        h.quiet = same;
+        return same;
+      },
+      () => {
+        h.quiet = false;
+        return false;
+      },
+    );
+    return { state: h.state, current };
+  }
+
   async update<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T> {
     return this.queue.run(keyText(key), () => this.apply(key, change));
   }
@@ -248,6 +280,7 @@ export class RedisSessionRepository implements SessionRepository {
       }
       // 0: another process wrote first (the next read catches up); -1: the session went.
       undo(got, c, d.core);
+      got.quiet = false;
     }
     throw new Error(`session ${keyText(key)}: ${MAX_ATTEMPTS} writes in a row lost to concurrent writers`);
   }

@@ -32,6 +32,16 @@ export interface SessionRepository {
    */
   get(key: SessionKey): Promise<SessionState | undefined>;
   /**
+   * A shared store's early read: the version of the session this process holds, at once (no round
+   * trip), while the store is asked whether it is still the stored one. `current` resolves true
+   * when it was as this call was made (the session's idle time restarts then, as with `get`), false
+   * when it was not or the session is gone (then `get` reads it). Undefined when this process holds
+   * no version worth running on (none, one changed by a change in flight, or one another process
+   * wrote over when last checked): use `get`. The memory repository has none (its `get` is
+   * already at once).
+   */
+  peek?(key: SessionKey): Peeked | undefined;
+  /**
    * Apply `change` to the session as one atomic step and return what it returns; fails with
    * `unknown_session` when the session is gone. `change` must be synchronous and change nothing
    * but the state it is given.
@@ -56,6 +66,12 @@ export interface SessionRepository {
   size(): Promise<number>;
   /** Drop idle sessions now (a session with a running operation is not idle). */
   sweep(): Promise<void>;
+}
+
+/** What `peek` answers: the state held, and whether it was still current when asked. */
+export interface Peeked {
+  state: SessionState;
+  current: Promise<boolean>;
 }
 
 /** Caps and timing of a repository. */

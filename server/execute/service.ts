@@ -46,6 +46,9 @@ const PAGE_REF = /^(l_[A-Za-z0-9]+_)?pg\d{1,9}$/;
 /** finishRun's arguments after its dependencies. */
 type FinishArgs = Parameters<typeof finishRun> extends [unknown, ...infer A] ? A : never;
 
+/** Thrown by a run on an early-found session that turned out not current (`program` runs it again). */
+const NOT_CURRENT = new Error('the session version this run used was not current');
+
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
 };
@@ -98,9 +101,13 @@ export class ExecuteService {
     });
   }
 
-  /** The session at `key` for `tenant` (`unknown_session`, `forbidden`); `stale` set after a reload changed its catalogs. */
-  find(key: SessionKey, tenant: string): Promise<Found> {
-    return findSession(this.deps.sessions, key, tenant, this.deps.registry());
+  /**
+   * The session at `key` for `tenant` (`unknown_session`, `forbidden`); `stale` set after a reload
+   * changed its catalogs. `early` (for `program`): the version this process holds, when the store
+   * can tell later whether it is current (`Found.current`).
+   */
+  find(key: SessionKey, tenant: string, early = false): Promise<Found> {
+    return findSession(this.deps.sessions, key, tenant, this.deps.registry(), early);
   }
 
   /** A new session on one catalog, with its first wave. */
@@ -114,10 +121,39 @@ export class ExecuteService {
   }
 
   /**
-   * A program (or a continuation). `stale` is set when a catalog of the session changed since (a
-   * reload): only `wait(oN)` and `cancel(oN)` of what it started still run.
+   * A program (or a continuation), on the session as `find` found it. `found.stale` is set when a
+   * catalog of the session changed since (a reload): only `wait(oN)` and `cancel(oN)` of what it
+   * started still run. With `found.current` (an early find), `s` may be behind the store: a clean
+   * read runs on it at once and is written and answered only once the store said it was current;
+   * anything else waits for that first. When it was not, the program runs on the session read again.
    */
-  async program(s: SessionState, req: ProgramRequest, stale?: SvcError): Promise<Outcome> {
+  async program(s: SessionState, req: ProgramRequest, found: Omit<Found, 'session'> = {}): Promise<Outcome> {
+    const { stale, current } = found;
+    if (!current) return this.programOn(s, req, stale);
+    const c = stale ? undefined : this.compiled(s, req.program);
+    const early = c?.kind === 'plan' && cleanRead(c.review) && req.plan_commit_ref === undefined;
+    if (!early || !(req.mode === 'auto' || (req.mode === 'live' && req.wait)))
+      return (await current) ? this.programOn(s, req, stale) : this.again(s, req);
+    // A version found not current stops the run at once: its answer would be dropped.
+    const dropped = new AbortController();
+    void current.then((ok) => ok || dropped.abort());
+    const signal = req.signal ? AbortSignal.any([req.signal, dropped.signal]) : dropped.signal;
+    try {
+      checkPins(s, c.plan);
+      return await this.planOrRun(s, c.plan, c.commit_id, c.review, { ...req, signal, current }, req.program);
+    } catch (e) {
+      if (e !== NOT_CURRENT && (await current)) throw e;
+      return this.again(s, req);
+    }
+  }
+
+  /** The program on the session read again (an early find's version was not current). */
+  private async again(s: SessionKey & { tenant: string }, req: ProgramRequest): Promise<Outcome> {
+    const f = await this.find({ prompt_hash: s.prompt_hash, session: s.session }, s.tenant);
+    return this.programOn(f.session, req, f.stale);
+  }
+
+  private async programOn(s: SessionState, req: ProgramRequest, stale?: SvcError): Promise<Outcome> {
     if (stale) return this.staleProgram(s, req, stale);
     const c = this.compiled(s, req.program);
     if (c.kind === 'error')
@@ -215,7 +251,7 @@ export class ExecuteService {
     commit_id: string,
     how: RunHow,
     program: string | undefined,
-    req: Pick<RunRequest, 'signal' | 'onProgress'>,
+    req: Pick<RunRequest, 'signal' | 'onProgress' | 'current'>,
   ): Promise<Outcome> {
     const startedAt = new Date(this.now());
     const signal = this.signal(req.signal);
@@ -225,6 +261,7 @@ export class ExecuteService {
       signal,
       ...(req.onProgress ? { onProgress: req.onProgress } : {}),
     });
+    if (req.current && !(await req.current)) throw NOT_CURRENT;
     const reads = plan.steps.every((x) => x.effect === 'read');
     // A read's artifact is written after the answer; a write's before it (its answer says if it was not stored).
     const done = await this.finish(s, plan, commit_id, run, startedAt, program, reads);

@@ -180,24 +180,28 @@ export class McpSession {
     return contextResult(c.outcome, c.ref, { ...c.continuity });
   }
 
-  private async session(ref: string) {
-    const found = await this.deps.service.logical.find(ref, this.principal.tenant);
+  private async session(ref: string, early = false) {
+    const found = await this.deps.service.logical.find(ref, this.principal.tenant, early);
     if (found.stale) throw new SvcFailure([found.stale]);
-    return found.session;
+    return found;
   }
 
   private async svc(raw: unknown, extra: CallExtra): Promise<CallToolResult> {
     const args = decodeBody(SvcArgs, raw ?? {}, '{"logical_session_ref": "l_...", "program": "e1[name]"}', 'arguments');
-    const s = await this.session(args.logical_session_ref);
-    const o = await this.deps.service.program(s, {
-      program: args.program,
-      mode: 'auto',
-      wait: true,
-      force: false,
-      signal: extra.signal,
-      pageRows: INLINE_ROWS,
-      who: whoOf(this.principal, extra.headers),
-    });
+    const found = await this.session(args.logical_session_ref, true);
+    const o = await this.deps.service.program(
+      found.session,
+      {
+        program: args.program,
+        mode: 'auto',
+        wait: true,
+        force: false,
+        signal: extra.signal,
+        pageRows: INLINE_ROWS,
+        who: whoOf(this.principal, extra.headers),
+      },
+      found,
+    );
     return programResult(o, { ref: args.logical_session_ref });
   }
 
@@ -214,7 +218,7 @@ export class McpSession {
         );
     }
     const args = decodeBody(RunArgs, raw ?? {}, '{"logical_session_ref": "l_...", "run_ref": "pc0"}', 'arguments');
-    const s = await this.session(args.logical_session_ref);
+    const s = (await this.session(args.logical_session_ref)).session;
     let n = 0;
     const onLine = (l: FollowLine) => {
       const params = { line: l.line, n: l.handle, ...(l.commit_id ? { c: l.commit_id } : {}) };

@@ -153,10 +153,11 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
   });
   router.add('POST', '/execute/:ph/:sid', async (req, res, p, url) => {
     const format = formatOf(req);
-    const { session: s, stale } = await found(req, p);
+    // Early: with a shared store, a clean read runs on the version this replica holds while the store confirms it.
+    const f = await service.find(key(p), deps.tenant(req), true);
     const r = await programRequest(req, url);
     r.who = deps.who(req);
-    sendOutcome(res, await service.program(s, r, stale), format, r.program);
+    sendOutcome(res, await service.program(f.session, r, f), format, r.program);
   });
   router.add('POST', '/execute/:ph/:sid/context', async (req, res, p) => {
     const format = formatOf(req);
