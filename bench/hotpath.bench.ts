@@ -259,12 +259,22 @@ async function run(): Promise<BenchResult> {
         pass: added[i]! <= 0.5,
         actual: `${ms(added[i]!)} (bare forwarder ${ms(added[BARE]!)}, parse+TOON ${ms(added[TOONF]!)})`,
       });
+      checks.push({
+        target: `${name}: added p50 within 0.2 ms of the bare forwarder's`,
+        pass: added[i]! - added[BARE]! <= 0.2,
+        actual: `${ms(added[i]! - added[BARE]!)} more (${ms(added[i]!)} vs ${ms(added[BARE]!)})`,
+      });
     }
     for (const i of [SVC_TOON, SVC_JSON]) {
       checks.push({
         target: `${targets[i]!.name}: CPU per request ≤ 0.4 ms (${LOAD_CONNECTIONS} conn)`,
         pass: cpu[i]! <= 0.4,
         actual: `${ms(cpu[i]!)} (${(cpu[i]! / cpu[TOONF]!).toFixed(1)}× parse+TOON's ${ms(cpu[TOONF]!)}; bare ${ms(cpu[BARE]!)})`,
+      });
+      checks.push({
+        target: `${targets[i]!.name}: CPU per request ≤ 1.5× the parse+TOON forwarder's (${LOAD_CONNECTIONS} conn)`,
+        pass: cpu[i]! <= 1.5 * cpu[TOONF]!,
+        actual: `${(cpu[i]! / cpu[TOONF]!).toFixed(2)}× (${ms(cpu[i]!)} vs ${ms(cpu[TOONF]!)})`,
       });
       checks.push({
         target: `${targets[i]!.name}: throughput ≥ 0.9 of the bare forwarder (${LOAD_CONNECTIONS} conn)`,
