@@ -3,7 +3,7 @@
  * bodies, and abort/timeout through AbortSignal. Everything above it is pure request building
  * and decoding, so tests and benchmarks can swap this for another `HttpClient`.
  */
-import { Pool } from 'undici';
+import { Pool, util } from 'undici';
 import type { ClientTls } from './credentials/types.js';
 
 export interface HttpRequest {
@@ -173,7 +173,8 @@ class Collect {
     this.status = status;
     const headers: Record<string, string> = {};
     for (let i = 0; i < raw.length; i += 2) {
-      const k = raw[i]!.toString('latin1').toLowerCase();
+      // undici's lower-case name of a well-known header (no string built), else latin1 lower-cased.
+      const k = util.headerNameToString(raw[i]!);
       const v = raw[i + 1]!.toString('utf8');
       const seen = headers[k];
       headers[k] = seen === undefined ? v : `${seen}, ${v}`;
