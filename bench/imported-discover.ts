@@ -48,7 +48,7 @@ export interface DiscoverFigures {
 export function discoverFigures(registry: Registry, api: string, intents = GITHUB_INTENTS): DiscoverFigures {
   const allowed = new Set([api]);
   const results = intents.map((intent) => {
-    const rows = discover(registry, intent.text, 20, allowed);
+    const rows = discover(registry, intent.text, { limit: 20, allowed });
     const rank = rows.findIndex((r) => intent.accept.includes(r.entity)) + 1;
     return { intent, top: rows.slice(0, 3).map((r) => r.entity), rank };
   });

@@ -74,6 +74,15 @@ function entityTexts(entry: RegistryEntry): EntityText[] {
   return out;
 }
 
+export interface DiscoverOptions {
+  /** Rows at most (default 20). */
+  limit?: number;
+  /** Only entities of these catalogs (default: every loaded one). */
+  allowed?: ReadonlySet<string> | undefined;
+  /** A caller that may only read: rows list no capability that writes. */
+  readsOnly?: boolean;
+}
+
 /**
  * Rows for an intent, best first (only of the `allowed` catalogs when given); an empty intent
  * lists every entity. Each intent word scores, per entity, its weight where it occurs (name,
@@ -81,14 +90,8 @@ function entityTexts(entry: RegistryEntry): EntityText[] {
  * (`ln(1 + N / entities having it)`): a word every entity has ranks little, a rare one decides;
  * an entity whose whole name the intent says gains more.
  */
-export function discover(
-  registry: Registry,
-  intent: string,
-  limit = 20,
-  allowed?: ReadonlySet<string>,
-  /** A caller that may only read: rows list no capability that writes. */
-  readsOnly = false,
-): DiscoverRow[] {
+export function discover(registry: Registry, intent: string, opts: DiscoverOptions = {}): DiscoverRow[] {
+  const { limit = 20, allowed, readsOnly = false } = opts;
   const want = wordsOf(intent);
   const scope = registry.list().filter((entry) => !allowed || allowed.has(entry.entry_id));
   const all = scope.flatMap((entry) => entityTexts(entry).map((t) => ({ entry, t })));

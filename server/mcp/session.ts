@@ -241,7 +241,7 @@ export class McpSession {
     const args = decodeBody(DiscoverArgs, raw ?? {}, '{"query": "beers by style"}', 'arguments');
     const allowed = this.deps.tenants.allowed(this.principal.tenant);
     const readsOnly = this.deps.readOnly?.(this.principal.tenant) ?? false;
-    const rows = discover(this.deps.registry(), args.query, args.limit ?? 10, allowed, readsOnly);
+    const rows = discover(this.deps.registry(), args.query, { limit: args.limit ?? 10, allowed, readsOnly });
     return textResult(discoverMarkdown(args.query, rows, 'list_registry lists the catalogs'), {
       entities: rows.map((r) => ({
         seed: r.seed,

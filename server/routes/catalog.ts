@@ -90,7 +90,7 @@ export function catalogRoutes(
     const entry = url.searchParams.get('entry');
     if (entry && !reg.get(entry)) return unknownEntry(res, reg, entry);
     // Filter by entry before the limit, or rows of other entries (sorted first) would eat it.
-    const rows = discover(reg, q, Infinity, undefined, readOnly(req))
+    const rows = discover(reg, q, { limit: Infinity, readsOnly: readOnly(req) })
       .filter((r) => !entry || r.api === entry)
       .slice(0, limit);
     if (wantsMarkdown(req, url)) return send(res, 200, 'text/markdown; charset=utf-8', discoverMarkdown(q, rows));

@@ -37,7 +37,7 @@ const source = [
   ...ENTITIES.map(([e, , c]) => `  ${c}: GET /repos/{owner}/{repo}/${e.toLowerCase()}`),
 ].join('\n');
 const { registry } = sourceRegistry(source, 'forge.yaml');
-const top = (intent: string, n = 3) => discover(registry, intent, n).map((r) => r.entity);
+const top = (intent: string, n = 3) => discover(registry, intent, { limit: n }).map((r) => r.entity);
 
 t.test('inflections share a key; rows show the singular', async (t) => {
   for (const [a, b] of [
@@ -61,7 +61,7 @@ t.test('inflections share a key; rows show the singular', async (t) => {
 t.test('a rare word decides over one every entity has', async (t) => {
   t.equal(top('releases of a repository')[0], 'Release');
   t.equal(top('branches of a repository')[0], 'ShortBranch');
-  const [first] = discover(registry, 'releases of a repository', 1);
+  const [first] = discover(registry, 'releases of a repository', { limit: 1 });
   t.same(first!.matched, ['release'], 'matched words in their singular form');
 });
 
@@ -73,8 +73,8 @@ t.test('an entity whose whole name the intent says comes first', async (t) => {
 });
 
 t.test('scores are rounded and sorted; an empty intent lists every entity', async (t) => {
-  const rows = discover(registry, 'repository releases', 20);
+  const rows = discover(registry, 'repository releases', { limit: 20 });
   t.ok(rows.every((r) => Math.round(r.score * 100) / 100 === r.score));
   t.ok(rows.every((r, i) => i === 0 || rows[i - 1]!.score >= r.score));
-  t.equal(discover(registry, '', 50).length, ENTITIES.length);
+  t.equal(discover(registry, '', { limit: 50 }).length, ENTITIES.length);
 });
