@@ -19,6 +19,8 @@ export class GraphFetch {
   private readonly own = new RowGraph(Infinity);
   private readonly inflight = new Map<string, Promise<Fetched>>();
   private readonly off: boolean;
+  /** Whether a read's rows may serve a later fetch of this run: there is a later step or a nest. */
+  private readonly keepOwn: boolean;
   /** Rows this run was handed without a vendor call: never seen again as fetched (nor made whole, nor younger). */
   private readonly handed = new WeakSet<Row>();
   /** Per step with a projection: the fields its rows must hold (graph.ts `find`). */
@@ -33,6 +35,7 @@ export class GraphFetch {
     // Without a session graph a run still shares rows between its own steps (unless told not to).
     this.off = view === false;
     this.view = view || undefined;
+    this.keepOwn = plan.steps.length > 1 || plan.steps.some((x) => x.nest?.length);
   }
 
   /** One value set's rows: from the graph (`graph: true`), from a get in flight, or `fetch()`. */
@@ -74,11 +77,12 @@ export class GraphFetch {
 
   /** A read's rows (before nests are attached), kept when their entity has a get by id alone. */
   read(s: PlanStep, cap: Capability, entity: Entity, rows: readonly Row[]): void {
-    if (this.off || !READ_KINDS.has(cap.kind) || !rows.length || !keyable(this.registry, s.api, entity.name)) return;
+    if (this.off || (!this.keepOwn && !this.view) || !READ_KINDS.has(cap.kind) || !rows.length) return;
+    if (!keyable(this.registry, s.api, entity.name)) return;
     const copies = rows.filter((r) => !this.handed.has(r)).map((r) => ({ ...r }));
     if (!copies.length) return;
     const at = this.now();
-    this.own.seen('', s.api, entity, copies, at, cap.kind === 'get');
+    if (this.keepOwn) this.own.seen('', s.api, entity, copies, at, cap.kind === 'get');
     this.view?.graph.seen(this.view.scope, s.api, entity, copies, at, cap.kind === 'get');
   }
 

@@ -37,12 +37,14 @@ export class SessionGraphs {
   }
 
   /** What a run of session `s` starting now may use (its persisted rows read first, once per process). */
-  async view(s: SessionKey): Promise<GraphView> {
+  async view(s: SessionKey): Promise<GraphView | undefined> {
+    // Max age 0: no row of an earlier run is used, so none is kept for later runs either (a run
+    // still shares rows between its own steps).
+    const age = this.limits.graphMaxAgeMs;
+    if (age <= 0) return undefined;
     const scope = scopeOf(s);
     if (this.blobs && !this.loaded.has(scope)) await this.load(scope);
-    // Max age 0: no row of an earlier run, not even one seen within the same millisecond.
-    const age = this.limits.graphMaxAgeMs;
-    return { graph: this.graph, scope, since: age > 0 ? this.now() - age : Infinity };
+    return { graph: this.graph, scope, since: this.now() - age };
   }
 
   /** After a run of session `s`: the rows it added are written as a delta (not awaited). */
