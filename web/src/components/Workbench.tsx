@@ -17,7 +17,7 @@ import { checkText, type CheckResult } from './check-program.js';
 import { Operations } from './Operations.js';
 import { Outcome, type Shown } from './Outcome.js';
 import { appendPage, loadedBlocks } from './pages.js';
-import { readSaved, save } from './saved.js';
+import { readSaved, saveSoon } from './saved.js';
 import type { SessionState } from './session-state.js';
 import { useOperations } from './use-operations.js';
 
@@ -106,7 +106,7 @@ export function Workbench({ session }: { session: SessionState }) {
     dryRun: () => void send(controller.text(), { mode: 'plan' }, true),
     completion: () => completion.current,
     changed: (text: string) => {
-      save({ program: text });
+      saveSoon({ program: text });
       if (live.changed(text)) setCheck((c) => (c.note === CHECKING ? c : { note: CHECKING, bad: false }));
     },
   };

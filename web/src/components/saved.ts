@@ -44,8 +44,32 @@ export function readSaved(): Saved {
   return out;
 }
 
-/** Merges `patch` into what is saved (an undefined value removes its key). */
+/** A patch `saveSoon` holds back, and its timer. */
+let waiting: Partial<Saved> | undefined;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+/** How long typing holds back saving the editor text (ms). */
+const SOON_MS = 300;
+
+/**
+ * `save`, a moment later: what changes on every keystroke (the editor text) is written once the
+ * typing pauses, not each time. A `save` in between writes it first; leaving the page writes it.
+ */
+export function saveSoon(patch: Partial<Saved>): void {
+  waiting = { ...waiting, ...patch };
+  clearTimeout(timer);
+  timer = setTimeout(() => save({}), SOON_MS);
+}
+
+if (typeof addEventListener === 'function') addEventListener('pagehide', () => waiting && save({}));
+
+/** Merges `patch` into what is saved (an undefined value removes its key), after what `saveSoon` held back. */
 export function save(patch: Partial<Saved>): void {
+  if (waiting) {
+    patch = { ...waiting, ...patch };
+    waiting = undefined;
+    clearTimeout(timer);
+  }
   const next: Record<string, unknown> = { ...readSaved(), ...patch };
   for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
   try {
