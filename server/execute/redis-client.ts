@@ -10,6 +10,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { svcError, SvcFailure } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
+import type { SharedKv } from '../kv.js';
 
 const HINT = 'the session store (Redis) cannot be reached; retry in a few seconds';
 const LOG_EVERY_MS = 10_000;
@@ -104,5 +105,23 @@ export async function connectRedis(url: string, logger: Logger): Promise<Redis> 
       cause,
       'start Redis there, or point SVC_MCP_TRANSPORT_KV_URL at a reachable one (redis://host:6379/0)',
     );
+  }
+}
+
+/** A key-value store with expiry on `redis` under `prefix` (a failure to reach Redis: `store_unavailable`). */
+export function redisKv(redis: Redis, prefix: string): SharedKv {
+  return {
+    get: async (k) => (await storeCall(() => redis.get(prefix + k))) ?? undefined,
+    set: async (k, v, ttlMs) => void (await storeCall(() => redis.set(prefix + k, v, 'PX', Math.max(1, ttlMs)))),
+    del: async (k) => void (await storeCall(() => redis.del(prefix + k))),
+  };
+}
+
+/** Run a command; a failure to reach Redis becomes `store_unavailable`. */
+export async function storeCall<T>(command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch (e) {
+    throw storeFailure(e);
   }
 }

@@ -6,6 +6,7 @@
  * this process may land while the answer travels: a version held that is as new as the answer is
  * kept as it is, and an answer that cannot apply (the entry changed under it) is asked again.
  */
+import type { Peeked } from './repository.js';
 import type { Held, SessionCache } from './redis-cache.js';
 import { loaded, replay } from './redis-items.js';
 import type { TouchReply } from './redis-scripts.js';
@@ -53,4 +54,36 @@ export async function readHeld(
     if (h?.pending) return recent.touch(fresh, now);
     return recent.keep(k, fresh, now);
   }
+}
+
+/**
+ * The entry of `k` at once, when the last read found no other writer (`quiet`), nothing of it is
+ * in flight and it is not idle at `now`; with `current`: `touch(version held)` answered that
+ * version (it is touched then), false otherwise (then it is no longer quiet; dropped when gone).
+ */
+export function peekHeld(
+  recent: SessionCache,
+  k: string,
+  now: number,
+  idleMs: number,
+  touch: (from: string) => Promise<TouchReply | null>,
+): Peeked | undefined {
+  const h = recent.entry(k);
+  if (!h?.quiet || h.pending || now - h.touched > idleMs) return undefined;
+  const base = h.version;
+  const current = touch(base).then(
+    (got) => {
+      const same = got?.length === 1 && got[0] === base;
+      if (recent.entry(k) !== h) return same;
+      if (!got) recent.drop(k);
+      else if (same) recent.touch(h, now);
+      h.quiet = same;
+      return same;
+    },
+    () => {
+      h.quiet = false;
+      return false;
+    },
+  );
+  return { state: h.state, current };
 }

@@ -52,9 +52,9 @@ import { SILENT, type Logger } from '../../common/log.js';
 import type { SharedKv } from '../kv.js';
 import { KeyQueue } from './key-queue.js';
 import { SessionCache, type Held } from './redis-cache.js';
-import { readHeld } from './redis-read.js';
+import { peekHeld, readHeld } from './redis-read.js';
 import { begin, commit, created, delta, end, storedCore, unchanged, undo } from './redis-items.js';
-import { connectRedis, storeFailure } from './redis-client.js';
+import { connectRedis, redisKv, storeCall } from './redis-client.js';
 import { SCRIPTS, type ScriptCommands } from './redis-scripts.js';
 import {
   REPOSITORY_LIMITS,
@@ -149,7 +149,7 @@ export class RedisSessionRepository implements SessionRepository {
       const s = newSession(key, { ...init, now });
       const core = storedCore(s);
       const { maxSessions, maxSessionsPerTenant } = this.limits;
-      const [kind, held] = await this.call(() =>
+      const [kind, held] = await storeCall(() =>
         this.redis.svcCreate(...this.base(now), keyText(s), s.tenant, core, maxSessions, maxSessionsPerTenant),
       );
       if (kind === 'ok') {
@@ -171,27 +171,12 @@ export class RedisSessionRepository implements SessionRepository {
 
   peek(key: SessionKey): Peeked | undefined {
     const k = keyText(key);
-    const h = this.recent.entry(k);
     const now = this.now();
     // Not while Redis is away: the request fails fast (store_unavailable) without calling a vendor.
-    if (!h?.quiet || h.pending || now - h.touched > this.limits.idleMs || this.redis.status !== 'ready')
-      return undefined;
-    const base = h.version;
-    const current = this.call(() => this.redis.svcTouch(...this.base(now), k, base)).then(
-      (got) => {
-        const same = got?.length === 1 && got[0] === base;
-        if (this.recent.entry(k) !== h) return same;
-        if (!got) this.recent.drop(k);
-        else if (same) this.recent.touch(h, now);
-        h.quiet = same;
-        return same;
-      },
-      () => {
-        h.quiet = false;
-        return false;
-      },
+    if (this.redis.status !== 'ready') return undefined;
+    return peekHeld(this.recent, k, now, this.limits.idleMs, (from) =>
+      storeCall(() => this.redis.svcTouch(...this.base(now), k, from)),
     );
-    return { state: h.state, current };
   }
 
   async update<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T> {
@@ -216,22 +201,22 @@ export class RedisSessionRepository implements SessionRepository {
     await this.update(key, (s) => {
       if (!s.logical.includes(ref)) s.logical.push(ref);
     });
-    await this.call(() => this.redis.set(this.refKey(ref), keyText(key), 'PX', this.ttlMs));
+    await storeCall(() => this.redis.set(this.refKey(ref), keyText(key), 'PX', this.ttlMs));
   }
 
   async findLogical(ref: string): Promise<SessionKey | undefined> {
-    const m = await this.call(() => this.redis.svcFindLogical(this.refKey(ref), this.prefix));
+    const m = await storeCall(() => this.redis.svcFindLogical(this.refKey(ref), this.prefix));
     if (!m) return undefined;
     const at = m.indexOf('/');
     return { prompt_hash: m.slice(0, at), session: m.slice(at + 1) };
   }
 
   async size(): Promise<number> {
-    return this.call(() => this.redis.zcard(`${this.prefix}lru`));
+    return storeCall(() => this.redis.zcard(`${this.prefix}lru`));
   }
 
   async sweep(): Promise<void> {
-    await this.call(() => this.redis.svcSweep(...this.base(this.now())));
+    await storeCall(() => this.redis.svcSweep(...this.base(this.now())));
   }
 
   /** The compare-and-set loop of `update` (this process's updates of the session queued before it). */
@@ -257,7 +242,7 @@ export class RedisSessionRepository implements SessionRepository {
         return out;
       }
       const s = got.state;
-      const written = await this.call(() =>
+      const written = await storeCall(() =>
         this.redis.svcWrite(
           ...this.itemKeys(k),
           got.version,
@@ -289,7 +274,7 @@ export class RedisSessionRepository implements SessionRepository {
   private read(key: SessionKey): Promise<Held | undefined> {
     const k = keyText(key);
     return readHeld(this.recent, k, this.now, (now, from) =>
-      this.call(() => this.redis.svcTouch(...this.base(now), k, from)),
+      storeCall(() => this.redis.svcTouch(...this.base(now), k, from)),
     );
   }
 
@@ -310,20 +295,6 @@ export class RedisSessionRepository implements SessionRepository {
 
   /** A key-value store with expiry on the same connection, under `<prefix>kv:` (MCP transport sessions). */
   kv(): SharedKv {
-    const key = (k: string) => `${this.prefix}kv:${k}`;
-    return {
-      get: async (k) => (await this.call(() => this.redis.get(key(k)))) ?? undefined,
-      set: async (k, v, ttlMs) => void (await this.call(() => this.redis.set(key(k), v, 'PX', Math.max(1, ttlMs)))),
-      del: async (k) => void (await this.call(() => this.redis.del(key(k)))),
-    };
-  }
-
-  /** Run a command; a failure to reach Redis becomes `store_unavailable`. */
-  private async call<T>(command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (e) {
-      throw storeFailure(e);
-    }
+    return redisKv(this.redis, `${this.prefix}kv:`);
   }
 }
