@@ -11,6 +11,7 @@ import type { Registry } from '../../pack/registry.js';
 import { continuePage, type ExecuteOptions } from '../../runtime/execute.js';
 import type { PageState } from '../../runtime/fetch-rows.js';
 import type { Outcome, ResultBlock } from './outcome.js';
+import type { Follow, ProgramRequest } from './request.js';
 import type { SessionRepository } from './repository.js';
 import { SESSION_HOLDS, trimMap, type PageEntry, type SessionState } from './state.js';
 
@@ -26,6 +27,8 @@ export interface PageDeps {
 }
 
 const LOGICAL_PAGE = /^(l_[A-Za-z0-9]+)_(pg\d+)$/;
+/** A page handle as a run_ref: `pgN`, or `l_<token>_pgN`. */
+const PAGE_REF = /^(l_[A-Za-z0-9]+_)?pg\d{1,9}$/;
 
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
@@ -108,4 +111,18 @@ export async function continuePageHandle(s: SessionState, c: ContinuationStmt, d
   if (r.total !== undefined) block.total = r.total;
   if (next) block.next = next;
   return { kind: 'result', clean: true, results: [block], errors: [], meta: { mode: 'live' } };
+}
+
+/** The request of a run_ref that is a page handle (MCP svc_run), awaited as `follow` says; undefined for any other ref. */
+export function pageRefRequest(ref: string, follow: Follow): ProgramRequest | undefined {
+  if (!PAGE_REF.test(ref)) return undefined;
+  return {
+    program: `page(${ref})`,
+    mode: 'live',
+    wait: true,
+    force: false,
+    ...(follow.pageRows !== undefined ? { pageRows: follow.pageRows } : {}),
+    ...(follow.signal ? { signal: follow.signal } : {}),
+    ...(follow.who ? { who: follow.who } : {}),
+  };
 }

@@ -18,7 +18,7 @@ import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { Background, runOptions, type RunHow, type Watch } from './background.js';
 import { findSession, type Found } from './find-session.js';
 import type { Outcome } from './outcome.js';
-import { continuePageHandle } from './pages.js';
+import { continuePageHandle, pageRefRequest } from './pages.js';
 import { finishRun, liveOutcome } from './finish-run.js';
 import { refuseWrites } from './read-only.js';
 import { callCap, checked, checkedPlan, dryRun, passGate, tokenProgram } from './review-gate.js';
@@ -33,6 +33,7 @@ import { localReplica } from './replica.js';
 import { callerOf, withAuth } from './caller.js';
 import { SessionGraphs } from './graphs.js';
 import { checkPins, cleanRead, compileInSession, pollOnly, type Compiled } from './session-compile.js';
+import { NOT_CURRENT, programEarly, type EarlySteps } from './early-read.js';
 
 export { cleanRead } from './session-compile.js';
 
@@ -40,14 +41,8 @@ export { PLAN_TOKEN_TTL_MS } from './repository.js';
 
 export type { Follow, ProgramRequest, RunRequest, ServiceDeps, Who } from './request.js';
 
-/** A page handle as a run_ref: `pgN`, or `l_<token>_pgN`. */
-const PAGE_REF = /^(l_[A-Za-z0-9]+_)?pg\d{1,9}$/;
-
 /** finishRun's arguments after its dependencies. */
 type FinishArgs = Parameters<typeof finishRun> extends [unknown, ...infer A] ? A : never;
-
-/** Thrown by a run on an early-found session that turned out not current (`program` runs it again). */
-const NOT_CURRENT = new Error('the session version this run used was not current');
 
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
@@ -127,31 +122,21 @@ export class ExecuteService {
    * read runs on it at once and is written and answered only once the store said it was current;
    * anything else waits for that first. When it was not, the program runs on the session read again.
    */
-  async program(s: SessionState, req: ProgramRequest, found: Omit<Found, 'session'> = {}): Promise<Outcome> {
+  program(s: SessionState, req: ProgramRequest, found: Omit<Found, 'session'> = {}): Promise<Outcome> {
     const { stale, current } = found;
-    if (!current) return this.programOn(s, req, stale);
-    const c = stale ? undefined : this.compiled(s, req.program);
-    const early = c?.kind === 'plan' && cleanRead(c.review) && req.plan_commit_ref === undefined;
-    if (!early || !(req.mode === 'auto' || (req.mode === 'live' && req.wait)))
-      return (await current) ? this.programOn(s, req, stale) : this.again(s, req);
-    // A version found not current stops the run at once: its answer would be dropped.
-    const dropped = new AbortController();
-    void current.then((ok) => ok || dropped.abort());
-    const signal = req.signal ? AbortSignal.any([req.signal, dropped.signal]) : dropped.signal;
-    try {
-      checkPins(s, c.plan);
-      return await this.planOrRun(s, c.plan, c.commit_id, c.review, { ...req, signal, current }, req.program);
-    } catch (e) {
-      if (e !== NOT_CURRENT && (await current)) throw e;
-      return this.again(s, req);
-    }
+    return current ? programEarly(this.early, s, req, stale, current) : this.programOn(s, req, stale);
   }
 
-  /** The program on the session read again (an early find's version was not current). */
-  private async again(s: SessionKey & { tenant: string }, req: ProgramRequest): Promise<Outcome> {
-    const f = await this.find({ prompt_hash: s.prompt_hash, session: s.session }, s.tenant);
-    return this.programOn(f.session, req, f.stale);
-  }
+  /** What a program on an early-found session goes through (early-read.ts). */
+  private readonly early: EarlySteps = {
+    compiled: (s, program) => this.compiled(s, program),
+    planOrRun: (...a) => this.planOrRun(...a),
+    programOn: (s, req, stale) => this.programOn(s, req, stale),
+    again: async (s, req) => {
+      const f = await this.find({ prompt_hash: s.prompt_hash, session: s.session }, s.tenant);
+      return this.programOn(f.session, req, f.stale);
+    },
+  };
 
   private async programOn(s: SessionState, req: ProgramRequest, stale?: SvcError): Promise<Outcome> {
     if (stale) return this.staleProgram(s, req, stale);
@@ -191,16 +176,8 @@ export class ExecuteService {
    * handle (`pgN`, or `l_<token>_pgN` of a bound logical session) fetches its next page.
    */
   async runRef(s: SessionState, ref: string, follow: Follow = {}): Promise<Outcome> {
-    if (PAGE_REF.test(ref))
-      return this.program(s, {
-        program: `page(${ref})`,
-        mode: 'live',
-        wait: true,
-        force: false,
-        ...(follow.pageRows !== undefined ? { pageRows: follow.pageRows } : {}),
-        ...(follow.signal ? { signal: follow.signal } : {}),
-        ...(follow.who ? { who: follow.who } : {}),
-      });
+    const page = pageRefRequest(ref, follow);
+    if (page) return this.program(s, page);
     const program = tokenProgram(s, ref, this.now());
     const c = this.compiled(s, program);
     if (c.kind !== 'plan')

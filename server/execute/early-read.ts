@@ -1,0 +1,58 @@
+/**
+ * A program on a session found early (`ExecuteService.find(key, tenant, true)` on a store that can
+ * `peek`): `s` is the version this process holds and `current` says, a moment later, whether it
+ * was still the stored one. A waited clean read runs on it at once, and its run is written (and
+ * answered) only once `current` resolved true; anything else waits for `current` first. When it
+ * resolves false the run is stopped, its answer dropped, and the program runs on the session read
+ * again: a read never answers from a version older than the request, and nothing is done twice.
+ */
+import type { SvcError } from '../../common/errors.js';
+import type { Plan, Review } from '../../compiler/plan.js';
+import type { Outcome } from './outcome.js';
+import type { ProgramRequest, RunRequest } from './request.js';
+import { checkPins, cleanRead, type Compiled } from './session-compile.js';
+import type { SessionState } from './state.js';
+
+/** Thrown by a run whose early-found session turned out not current (the program runs again). */
+export const NOT_CURRENT = new Error('the session version this run used was not current');
+
+/** The steps of the execute core a program on an early-found session goes through. */
+export interface EarlySteps {
+  compiled(s: SessionState, program: string): Compiled;
+  planOrRun(
+    s: SessionState,
+    plan: Plan,
+    commit_id: string,
+    review: Review,
+    req: RunRequest,
+    program?: string,
+  ): Promise<Outcome>;
+  /** The program on `s` as found (no early read). */
+  programOn(s: SessionState, req: ProgramRequest, stale?: SvcError): Promise<Outcome>;
+  /** The program on the session read again. */
+  again(s: SessionState, req: ProgramRequest): Promise<Outcome>;
+}
+
+export async function programEarly(
+  steps: EarlySteps,
+  s: SessionState,
+  req: ProgramRequest,
+  stale: SvcError | undefined,
+  current: Promise<boolean>,
+): Promise<Outcome> {
+  const c = stale ? undefined : steps.compiled(s, req.program);
+  const early = c?.kind === 'plan' && cleanRead(c.review) && req.plan_commit_ref === undefined;
+  if (!early || !(req.mode === 'auto' || (req.mode === 'live' && req.wait)))
+    return (await current) ? steps.programOn(s, req, stale) : steps.again(s, req);
+  // A version found not current stops the run at once: its answer would be dropped.
+  const dropped = new AbortController();
+  void current.then((ok) => ok || dropped.abort());
+  const signal = req.signal ? AbortSignal.any([req.signal, dropped.signal]) : dropped.signal;
+  try {
+    checkPins(s, c.plan);
+    return await steps.planOrRun(s, c.plan, c.commit_id, c.review, { ...req, signal, current }, req.program);
+  } catch (e) {
+    if (e !== NOT_CURRENT && (await current)) throw e;
+    return steps.again(s, req);
+  }
+}
