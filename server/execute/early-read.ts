@@ -7,7 +7,6 @@
  * again: a read never answers from a version older than the request, and nothing is done twice.
  */
 import type { SvcError } from '../../common/errors.js';
-import type { Plan, Review } from '../../compiler/plan.js';
 import type { Outcome } from './outcome.js';
 import type { ProgramRequest, RunRequest } from './request.js';
 import { checkPins, cleanRead, type Compiled } from './session-compile.js';
@@ -19,14 +18,8 @@ export const NOT_CURRENT = new Error('the session version this run used was not 
 /** The steps of the execute core a program on an early-found session goes through. */
 export interface EarlySteps {
   compiled(s: SessionState, program: string): Compiled;
-  planOrRun(
-    s: SessionState,
-    plan: Plan,
-    commit_id: string,
-    review: Review,
-    req: RunRequest,
-    program?: string,
-  ): Promise<Outcome>;
+  /** A compiled plan through `read_only`, the gate and the run, as `programOn` sends it. */
+  run(s: SessionState, c: Extract<Compiled, { kind: 'plan' }>, req: ProgramRequest & RunRequest): Promise<Outcome>;
   /** The program on `s` as found (no early read). */
   programOn(s: SessionState, req: ProgramRequest, stale?: SvcError): Promise<Outcome>;
   /** The program on the session read again. */
@@ -50,7 +43,7 @@ export async function programEarly(
   const signal = req.signal ? AbortSignal.any([req.signal, dropped.signal]) : dropped.signal;
   try {
     checkPins(s, c.plan);
-    return await steps.planOrRun(s, c.plan, c.commit_id, c.review, { ...req, signal, current }, req.program);
+    return await steps.run(s, c, { ...req, signal, current });
   } catch (e) {
     if (e !== NOT_CURRENT && (await current)) throw e;
     return steps.again(s, req);

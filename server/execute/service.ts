@@ -18,7 +18,7 @@ import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { Background, runOptions, type RunHow, type Watch } from './background.js';
 import { findSession, type Found } from './find-session.js';
 import type { Outcome } from './outcome.js';
-import { continuePageHandle, pageRefRequest } from './pages.js';
+import { pageRefRequest } from './pages.js';
 import { finishRun, liveOutcome } from './finish-run.js';
 import { refuseWrites } from './read-only.js';
 import { callCap, checked, checkedPlan, dryRun, passGate, tokenProgram } from './review-gate.js';
@@ -32,8 +32,9 @@ import { LogicalSessions } from './logical.js';
 import { localReplica } from './replica.js';
 import { callerOf, withAuth } from './caller.js';
 import { SessionGraphs } from './graphs.js';
-import { checkPins, cleanRead, compileInSession, pollOnly, type Compiled } from './session-compile.js';
+import { checkPins, cleanRead, compileInSession, type Compiled } from './session-compile.js';
 import { NOT_CURRENT, programEarly, type EarlySteps } from './early-read.js';
+import { runContinuation, staleContinuation, type ContinueRequest } from './continuation.js';
 
 export { cleanRead } from './session-compile.js';
 
@@ -116,11 +117,9 @@ export class ExecuteService {
   }
 
   /**
-   * A program (or a continuation), on the session as `find` found it. `found.stale` is set when a
-   * catalog of the session changed since (a reload): only `wait(oN)` and `cancel(oN)` of what it
-   * started still run. With `found.current` (an early find), `s` may be behind the store: a clean
-   * read runs on it at once and is written and answered only once the store said it was current;
-   * anything else waits for that first. When it was not, the program runs on the session read again.
+   * A program (or a continuation), on the session as `find` found it: with `found.stale` (a reload
+   * changed a catalog) only `wait(oN)` and `cancel(oN)` still run; with `found.current` (an early
+   * find) `s` may be behind the store (early-read.ts).
    */
   program(s: SessionState, req: ProgramRequest, found: Omit<Found, 'session'> = {}): Promise<Outcome> {
     const { stale, current } = found;
@@ -130,7 +129,7 @@ export class ExecuteService {
   /** What a program on an early-found session goes through (early-read.ts). */
   private readonly early: EarlySteps = {
     compiled: (s, program) => this.compiled(s, program),
-    planOrRun: (...a) => this.planOrRun(...a),
+    run: (s, c, req) => this.planOrRun(s, c.plan, c.commit_id, c.review, req, req.program),
     programOn: (s, req, stale) => this.programOn(s, req, stale),
     again: async (s, req) => {
       const f = await this.find({ prompt_hash: s.prompt_hash, session: s.session }, s.tenant);
@@ -139,7 +138,7 @@ export class ExecuteService {
   };
 
   private async programOn(s: SessionState, req: ProgramRequest, stale?: SvcError): Promise<Outcome> {
-    if (stale) return this.staleProgram(s, req, stale);
+    if (stale) return this.continuation(s, staleContinuation(req, stale));
     const c = this.compiled(s, req.program);
     if (c.kind === 'error')
       return { kind: 'result', results: [], errors: c.diagnostics, meta: { code: c.diagnostics[0]?.code } };
@@ -199,12 +198,6 @@ export class ExecuteService {
     return compileInSession(deps, s, program);
   }
 
-  private staleProgram(s: SessionState, req: ProgramRequest, stale: SvcError): Promise<Outcome> {
-    const only = req.mode === 'plan' || req.mode === 'check' ? undefined : pollOnly(req.program);
-    if (only) return this.continuation(s, only);
-    throw new SvcFailure([stale]);
-  }
-
   /** The review gate, then a live run: answered when done, or in the background with `wait: false`. */
   async runPlan(
     s: SessionState,
@@ -262,20 +255,13 @@ export class ExecuteService {
     return finishRun({ repo: this.deps.sessions, artifacts: this.artifacts, logger: this.logger }, ...a);
   }
 
-  /** A continuation; a page fetch stops when the request's signal aborts (or at shutdown). */
-  private continuation(
-    s: SessionState,
-    c: ContinuationStmt,
-    req: Pick<ProgramRequest, 'signal' | 'pageRows' | 'who'> = {},
-  ): Promise<Outcome> {
-    if (c.kind === 'page')
-      return continuePageHandle(s, c, {
-        registry: this.deps.registry(),
-        repo: this.deps.sessions,
-        runtime: { ...this.runtime, caller: callerOf(this.runtime.auth, s, req.who), signal: this.signal(req.signal) },
-        ...(req.pageRows !== undefined ? { maxRows: req.pageRows } : {}),
-      });
-    return c.kind === 'wait' ? this.background.wait(s, c.handle.text) : this.background.cancel(s, c.handle.text);
+  /** A continuation (continuation.ts); a page fetch stops when the request's signal aborts (or at shutdown). */
+  private continuation(s: SessionState, c: ContinuationStmt, req: ContinueRequest = {}): Promise<Outcome> {
+    const { registry, sessions: repo } = this.deps;
+    return runContinuation({ registry, repo, runtime: this.runtime, background: this.background }, s, c, {
+      ...req,
+      signal: this.signal(req.signal),
+    });
   }
 
   /** A client-compiled plan, checked, reviewed and run like a compiled program. */
