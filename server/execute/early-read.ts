@@ -32,11 +32,16 @@ export async function programEarly(
   req: ProgramRequest,
   stale: SvcError | undefined,
   current: Promise<boolean>,
+  release: () => void = () => {},
 ): Promise<Outcome> {
-  const c = stale ? undefined : steps.compiled(s, req.program);
+  const c = stale ? undefined : compiledOr(steps, s, req.program, release);
   const early = c?.kind === 'plan' && cleanRead(c.review) && req.plan_commit_ref === undefined;
-  if (!early || !(req.mode === 'auto' || (req.mode === 'live' && req.wait)))
-    return (await current) ? steps.programOn(s, req, stale) : steps.again(s, req);
+  if (!early || !(req.mode === 'auto' || (req.mode === 'live' && req.wait))) {
+    // Not run early: the claim that came with a current version is not needed.
+    const ok = await current;
+    release();
+    return ok ? steps.programOn(s, req, stale) : steps.again(s, req);
+  }
   // A version found not current stops the run at once: its answer would be dropped.
   const dropped = new AbortController();
   void current.then((ok) => ok || dropped.abort());
@@ -47,5 +52,17 @@ export async function programEarly(
   } catch (e) {
     if (e !== NOT_CURRENT && (await current)) throw e;
     return steps.again(s, req);
+  } finally {
+    release();
+  }
+}
+
+/** The program compiled on `s`; a compile error releases the peeked version before it is thrown. */
+function compiledOr(steps: EarlySteps, s: SessionState, program: string, release: () => void): Compiled {
+  try {
+    return steps.compiled(s, program);
+  } catch (e) {
+    release();
+    throw e;
   }
 }

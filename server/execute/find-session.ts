@@ -17,6 +17,8 @@ export interface Found {
    * `peek`): resolves true once the store said it was current, false when it was not.
    */
   current?: Promise<boolean>;
+  /** With `current`: call once the program is done with `session` (Peeked.release). */
+  release?: () => void;
 }
 
 /** The session at `key` for `tenant`; `early`: the version this process holds, when the store can peek. */
@@ -30,13 +32,18 @@ export async function findSession(
   const peeked = early ? repo.peek?.(key) : undefined;
   const s = peeked ? peeked.state : await repo.get(key);
   if (!s) throw unknownSession(key);
-  if (s.tenant !== tenant)
+  if (s.tenant !== tenant) {
+    peeked?.release();
     throw new SvcFailure([
       svcError('forbidden', 'this execute session belongs to another tenant', { hint: 'open a session of your own' }),
     ]);
+  }
   const stale = staleness(s, registry);
   const found: Found = stale ? { session: s, stale } : { session: s };
-  if (peeked) found.current = peeked.current;
+  if (peeked) {
+    found.current = peeked.current;
+    found.release = () => peeked.release();
+  }
   return found;
 }
 

@@ -4,7 +4,8 @@
  * written to the vendor) is logged and answered as a warning with the run's own result, never as
  * a failure that would hide what the run did. With `writeLater` (a waited read) the snapshot is
  * written after the answer: its id is answered at once, a read of it waits for the write, and a
- * failed write is logged and counted in `/v1/health` instead.
+ * failed write is logged and counted in `/v1/health` instead. With `early` (a clean read on a peeked
+ * version found current) the session store may answer before its write of the run lands.
  */
 import { svcError, type SvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
@@ -49,6 +50,7 @@ export async function finishRun(
   startedAt: Date,
   program: string | undefined,
   writeLater = false,
+  early = false,
 ): Promise<Finished> {
   let run_id = '';
   let warning: SvcError | undefined;
@@ -68,21 +70,25 @@ export async function finishRun(
       hint: "the rows above are the run's result; it is not listed in the session's runs",
     });
   }
-  const blocks = await deps.repo.update(s, (st) => {
-    const out = run.returns.map((r) => {
-      const b: ResultBlock = { entity: r.entity, rows: r.rows };
-      if (r.total !== undefined) b.total = r.total;
-      if (r.page) b.next = mintPage(st, r.page, r.entity);
-      if (r.done) b.done = r.done;
-      return b;
-    });
-    if (run_id) {
-      const rows = out.reduce((n, b) => n + b.rows.length, 0);
-      st.runs.push({ run_id, commit_id, status: run.status, at: startedAt.toISOString(), rows });
-      if (st.runs.length > SESSION_HOLDS.maxRuns) st.runs.splice(0, st.runs.length - SESSION_HOLDS.maxRuns);
-    }
-    return out;
-  });
+  const blocks = await deps.repo.update(
+    s,
+    (st) => {
+      const out = run.returns.map((r) => {
+        const b: ResultBlock = { entity: r.entity, rows: r.rows };
+        if (r.total !== undefined) b.total = r.total;
+        if (r.page) b.next = mintPage(st, r.page, r.entity);
+        if (r.done) b.done = r.done;
+        return b;
+      });
+      if (run_id) {
+        const rows = out.reduce((n, b) => n + b.rows.length, 0);
+        st.runs.push({ run_id, commit_id, status: run.status, at: startedAt.toISOString(), rows });
+        if (st.runs.length > SESSION_HOLDS.maxRuns) st.runs.splice(0, st.runs.length - SESSION_HOLDS.maxRuns);
+      }
+      return out;
+    },
+    early,
+  );
   return { run_id, blocks, ...(warning ? { warning } : {}) };
 }
 

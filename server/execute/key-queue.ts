@@ -19,6 +19,11 @@ export class KeyQueue {
     return mine;
   }
 
+  /** Resolves once every task queued so far (and any queued meanwhile) has settled. */
+  async idle(): Promise<void> {
+    while (this.tails.size) await Promise.all(this.tails.values());
+  }
+
   /** Keys with queued or running tasks. */
   get size(): number {
     return this.tails.size;

@@ -39,6 +39,17 @@ export interface Held {
    * wrote in between): the next request may run on it while Redis confirms it (`peek`).
    */
   quiet?: boolean;
+  /**
+   * Set from a `peek` until its early read is written or released: the claim it asked Redis for
+   * (redis-read.ts). `until` is the performance clock's time the claim ends by (Infinity while
+   * asked); an entry holds one claim at a time.
+   */
+  claim?: Claim;
+}
+
+/** A claim of a session by this process, for one early read. */
+export interface Claim {
+  until: number;
 }
 
 export class SessionCache {

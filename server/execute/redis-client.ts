@@ -117,6 +117,17 @@ export function redisKv(redis: Redis, prefix: string): SharedKv {
   };
 }
 
+/** Close a connection: QUIT after the commands in flight, then disconnect (it does not reconnect). */
+export async function closeRedis(redis: Redis): Promise<void> {
+  try {
+    await redis.quit();
+  } catch {
+    // Not connected: nothing to say goodbye to.
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** Run a command; a failure to reach Redis becomes `store_unavailable`. */
 export async function storeCall<T>(command: () => Promise<T>): Promise<T> {
   try {

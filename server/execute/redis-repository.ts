@@ -13,12 +13,10 @@
  *   nothing more when the version held is current, the journal of the writes since (what each
  *   changed) when it moved, and the whole session only to a process that holds none or one more
  *   than JOURNAL_MAX writes old.
- * - `peek` answers the version held at once when the last read found no other process had written
- *   to it since (`quiet`), and sends the same touch told that version: the caller runs a clean read
- *   on it while the touch travels, and writes the run only once Redis said the version was current
- *   (ExecuteService.program). A session used through one replica at a time costs a read one round
- *   trip after the vendor's answer (the compare-and-set); one written by another replica since is
- *   read again, and a session several replicas take turns at is never peeked.
+ * - `peek` answers the version held at once when no other process wrote it since the last read
+ *   (`quiet`), and claims the session with the touch it sends: a clean read runs on it meanwhile,
+ *   and its write is answered once sent (`update` with `early`; redis-read.ts). A session several
+ *   replicas take turns at is never peeked.
  * - `update` is optimistic: read and touch, run the change on the held state in place, then one
  *   compare-and-set on the version with what it changed (two round trips; one when this process
  *   read the session within a second, none when the change changed nothing). When another process
@@ -26,19 +24,7 @@
  *   change runs again on it (at most 50 attempts with a small jittered backoff). Updates of one
  *   session from this process are queued, so they never conflict with each other. Counters and
  *   token spends go through it, which makes them atomic across processes.
- * - Idle expiry follows the injected clock, as in memory. Redis's own expiry (idleMs + 5 minutes,
- *   refreshed on each touch for every key of the session) only collects what nobody touches any
- *   more. A session with a running operation is kept past idleMs by the clock; its owner writes
- *   progress and renews the operation's lease through `update` every few seconds, which touches
- *   it and so refreshes the TTL: only a session whose owner stopped (and nobody read since)
- *   expires in Redis.
- * - Caps: `create` runs one script that sweeps, then evicts least recently used sessions that run
- *   no operation (per tenant, then in all) or refuses with `too_many_sessions`. Each session's
- *   hash has a run flag, so eviction never decodes a state. The script is atomic, so replicas
- *   creating sessions at once never exceed a cap; what is approximate across replicas is which
- *   session goes: LRU scores come from each replica's clock, ties within one millisecond are broken
- *   by key text, and a session whose operation is being started elsewhere (not yet written) may
- *   be evicted, that start then failing with `unknown_session`.
+ * - Idle expiry and caps: redis-scripts.ts.
  * - Unlike memory: a change that throws writes nothing (what it did is undone); dropping a session
  *   deletes only those of its logical refs still bound to it; `size` counts index entries of
  *   sessions Redis expired until the next sweep meets them; page handles and plan tokens read
@@ -52,9 +38,9 @@ import { SILENT, type Logger } from '../../common/log.js';
 import type { SharedKv } from '../kv.js';
 import { KeyQueue } from './key-queue.js';
 import { SessionCache, type Held } from './redis-cache.js';
-import { peekHeld, readHeld } from './redis-read.js';
+import { answeredEarly, CLAIM_MS, peekHeld, readHeld, usableClaim } from './redis-read.js';
 import { begin, commit, created, delta, end, storedCore, unchanged, undo } from './redis-items.js';
-import { connectRedis, redisKv, storeCall } from './redis-client.js';
+import { closeRedis, connectRedis, redisKv, storeCall } from './redis-client.js';
 import { SCRIPTS, type ScriptCommands } from './redis-scripts.js';
 import {
   REPOSITORY_LIMITS,
@@ -102,15 +88,19 @@ export class RedisSessionRepository implements SessionRepository {
   private readonly recent = new SessionCache();
   private readonly limits: RepositoryLimits;
   private readonly ttlMs: number;
+  private readonly now: () => number;
+  private readonly prefix: string;
+  private readonly logger: Logger;
+  /** This process's token in claims (redis-read.ts). */
+  private readonly token = randomBytes(8).toString('hex');
 
   private constructor(
     private readonly redis: Client,
-    private readonly now: () => number,
-    private readonly prefix: string,
-    limits: Partial<RepositoryLimits>,
+    opts: RedisRepositoryOptions,
   ) {
-    this.limits = { ...REPOSITORY_LIMITS, ...limits };
+    this.limits = { ...REPOSITORY_LIMITS, ...opts.limits };
     this.ttlMs = this.limits.idleMs + TTL_MARGIN_MS;
+    [this.now, this.prefix, this.logger] = [opts.now ?? Date.now, opts.keyPrefix ?? 'svc:', opts.logger ?? SILENT];
   }
 
   /**
@@ -123,23 +113,12 @@ export class RedisSessionRepository implements SessionRepository {
   static async connect(url: string, opts: RedisRepositoryOptions = {}): Promise<RedisSessionRepository> {
     const redis = await connectRedis(url, opts.logger ?? SILENT);
     for (const [name, s] of Object.entries(SCRIPTS)) redis.defineCommand(name, s);
-    return new RedisSessionRepository(
-      redis as Client,
-      opts.now ?? Date.now,
-      opts.keyPrefix ?? 'svc:',
-      opts.limits ?? {},
-    );
+    return new RedisSessionRepository(redis as Client, opts);
   }
 
   /** Close the connection (it does not reconnect afterwards). */
-  async close(): Promise<void> {
-    try {
-      await this.redis.quit();
-    } catch {
-      // Not connected: nothing to say goodbye to.
-    } finally {
-      this.redis.disconnect();
-    }
+  close(): Promise<void> {
+    return closeRedis(this.redis);
   }
 
   async create(init: NewSessionInit): Promise<SessionState> {
@@ -174,13 +153,17 @@ export class RedisSessionRepository implements SessionRepository {
     const now = this.now();
     // Not while Redis is away: the request fails fast (store_unavailable) without calling a vendor.
     if (this.redis.status !== 'ready') return undefined;
-    return peekHeld(this.recent, k, now, this.limits.idleMs, (from) =>
-      storeCall(() => this.redis.svcTouch(...this.base(now), k, from)),
-    );
+    return peekHeld(this.recent, k, now, this.limits.idleMs, {
+      touch: (from) => storeCall(() => this.redis.svcTouch(...this.base(now), k, from, this.token, CLAIM_MS)),
+      release: () => void this.redis.svcRelease(this.itemKeys(k)[5], this.token).catch(() => undefined),
+    });
   }
 
-  async update<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T> {
-    return this.queue.run(keyText(key), () => this.apply(key, change));
+  async update<T>(key: SessionKey, change: (s: SessionState) => T, early = false): Promise<T> {
+    const k = keyText(key);
+    if (!early) return this.queue.run(k, () => this.apply(key, change));
+    // Answered once its write is sent, when the entry's claim allows (apply); the queue waits for it to land.
+    return answeredEarly<T>(this.logger, k, (answer) => this.queue.run(k, () => this.apply(key, change, answer)));
   }
 
   async next(key: SessionKey, counter: Counter): Promise<number> {
@@ -211,6 +194,10 @@ export class RedisSessionRepository implements SessionRepository {
     return { prompt_hash: m.slice(0, at), session: m.slice(at + 1) };
   }
 
+  settled(): Promise<void> {
+    return this.queue.idle();
+  }
+
   async size(): Promise<number> {
     return storeCall(() => this.redis.zcard(`${this.prefix}lru`));
   }
@@ -219,8 +206,12 @@ export class RedisSessionRepository implements SessionRepository {
     await storeCall(() => this.redis.svcSweep(...this.base(this.now())));
   }
 
-  /** The compare-and-set loop of `update` (this process's updates of the session queued before it). */
-  private async apply<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T> {
+  /**
+   * The compare-and-set loop of `update` (this process's updates of the session queued before it).
+   * With `answer`, and the entry claimed by a peek with time to spare, `answer(out)` is called as
+   * the write is sent: no other process can write first, so it is not tried again.
+   */
+  private async apply<T>(key: SessionKey, change: (s: SessionState) => T, answer?: (out: T) => void): Promise<T> {
     const k = keyText(key);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       if (attempt > 1) await backoff(attempt);
@@ -228,6 +219,7 @@ export class RedisSessionRepository implements SessionRepository {
       // compare-and-set against it saves the read, and a stale one only fails the set.
       const got = (attempt === 1 && this.recent.fresh(k, this.now(), this.limits.idleMs)) || (await this.read(key));
       if (!got) throw unknownSession(key);
+      const claimed = answer && attempt === 1 ? usableClaim(got) : undefined;
       const c = begin(got); // changed in place: not a committed version until the set succeeds
       let out: T;
       try {
@@ -242,7 +234,8 @@ export class RedisSessionRepository implements SessionRepository {
         return out;
       }
       const s = got.state;
-      const written = await storeCall(() =>
+      if (claimed) delete got.claim; // this write ends it
+      const sent = storeCall(() =>
         this.redis.svcWrite(
           ...this.itemKeys(k),
           got.version,
@@ -253,12 +246,16 @@ export class RedisSessionRepository implements SessionRepository {
           s.counters.pg,
           s.counters.o,
           this.ttlMs,
+          this.token,
+          claimed ? '1' : '0',
           ...d.ops,
         ),
       ).catch((e: unknown) => {
         undo(got, c, d.core);
         throw e;
       });
+      if (claimed) answer!(out);
+      const written = await sent;
       if (written === 1) {
         commit(got, c, d);
         return out;
@@ -266,6 +263,7 @@ export class RedisSessionRepository implements SessionRepository {
       // 0: another process wrote first (the next read catches up); -1: the session went.
       undo(got, c, d.core);
       got.quiet = false;
+      if (claimed) throw new Error(written ? 'the session was gone' : 'the claim had lapsed and another process wrote');
     }
     throw new Error(`session ${keyText(key)}: ${MAX_ATTEMPTS} writes in a row lost to concurrent writers`);
   }
@@ -274,14 +272,14 @@ export class RedisSessionRepository implements SessionRepository {
   private read(key: SessionKey): Promise<Held | undefined> {
     const k = keyText(key);
     return readHeld(this.recent, k, this.now, (now, from) =>
-      storeCall(() => this.redis.svcTouch(...this.base(now), k, from)),
+      storeCall(() => this.redis.svcTouch(...this.base(now), k, from, this.token, 0)),
     );
   }
 
-  /** KEYS of the write script: the session hash, its page handles, tokens, runs and journal. */
-  private itemKeys(k: string): [string, string, string, string, string] {
+  /** KEYS of the write script: the session hash, its page handles, tokens, runs, journal and claim. */
+  private itemKeys(k: string): [string, string, string, string, string, string] {
     const p = this.prefix;
-    return [`${p}s:${k}`, `${p}pg:${k}`, `${p}pc:${k}`, `${p}ru:${k}`, `${p}j:${k}`];
+    return [`${p}s:${k}`, `${p}pg:${k}`, `${p}pc:${k}`, `${p}ru:${k}`, `${p}j:${k}`, `${p}w:${k}`];
   }
 
   /** ARGV 1-4 of the scripts that sweep or touch: prefix, now, idleMs, ttlMs. */

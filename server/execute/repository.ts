@@ -34,19 +34,23 @@ export interface SessionRepository {
   /**
    * A shared store's early read: the version of the session this process holds, at once (no round
    * trip), while the store is asked whether it is still the stored one. `current` resolves true
-   * when it was as this call was made (the session's idle time restarts then, as with `get`), false
-   * when it was not or the session is gone (then `get` reads it). Undefined when this process holds
-   * no version worth running on (none, one changed by a change in flight, or one another process
-   * wrote over when last checked): use `get`. The memory repository has none (its `get` is
-   * already at once).
+   * when it was (the session's idle time restarts then, as with `get`), and the session is then
+   * claimed by this process: other processes wait for it until `update(..., early)` wrote the run
+   * or `release` is called (or a few seconds passed). False when it was not or the session is gone
+   * (then `get` reads it). Undefined when this process holds no version worth running on (none,
+   * one another process wrote over when last checked, or one peeked already and not released): use
+   * `get`. The memory repository has none (its `get` is already at once).
    */
   peek?(key: SessionKey): Peeked | undefined;
   /**
    * Apply `change` to the session as one atomic step and return what it returns; fails with
    * `unknown_session` when the session is gone. `change` must be synchronous and change nothing
-   * but the state it is given.
+   * but the state it is given. `early`: the change that records a clean read run on a peeked
+   * version found current; a shared store may resolve it as soon as its write is sent, when its
+   * claim keeps every other process off the session until the write lands (one that then fails
+   * is logged).
    */
-  update<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T>;
+  update<T>(key: SessionKey, change: (s: SessionState) => T, early?: boolean): Promise<T>;
   /** The next number of a kind of handle (pc from 0, pg and o from 1), never handed out twice. */
   next(key: SessionKey, counter: Counter): Promise<number>;
   /**
@@ -64,6 +68,8 @@ export interface SessionRepository {
   findLogical(ref: string): Promise<SessionKey | undefined>;
   /** Sessions held. */
   size(): Promise<number>;
+  /** Resolves once every write in flight (one answered early included) has landed or failed. */
+  settled?(): Promise<void>;
   /** Drop idle sessions now (a session with a running operation is not idle). */
   sweep(): Promise<void>;
 }
@@ -72,6 +78,8 @@ export interface SessionRepository {
 export interface Peeked {
   state: SessionState;
   current: Promise<boolean>;
+  /** Call once the program is done with the peeked version, early or not (ends a claim not written). */
+  release(): void;
 }
 
 /** Caps and timing of a repository. */

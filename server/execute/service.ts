@@ -122,8 +122,8 @@ export class ExecuteService {
    * find) `s` may be behind the store (early-read.ts).
    */
   program(s: SessionState, req: ProgramRequest, found: Omit<Found, 'session'> = {}): Promise<Outcome> {
-    const { stale, current } = found;
-    return current ? programEarly(this.early, s, req, stale, current) : this.programOn(s, req, stale);
+    const { stale, current, release } = found;
+    return current ? programEarly(this.early, s, req, stale, current, release) : this.programOn(s, req, stale);
   }
 
   /** What a program on an early-found session goes through (early-read.ts). */
@@ -234,7 +234,8 @@ export class ExecuteService {
     if (req.current && !(await req.current)) throw NOT_CURRENT;
     const reads = plan.steps.every((x) => x.effect === 'read');
     // A read's artifact is written after the answer; a write's before it (its answer says if it was not stored).
-    const done = await this.finish(s, plan, commit_id, run, startedAt, program, reads);
+    // An early read's session record may be too (its claim holds other replicas off until it lands).
+    const done = await this.finish(s, plan, commit_id, run, startedAt, program, reads, reads && !!req.current);
     return liveOutcome(commit_id, run, done, reads);
   }
 
@@ -281,10 +282,10 @@ export class ExecuteService {
     return storedRun(this.artifacts, key, tenant, runId);
   }
 
-  /** Resolves when no background operation runs and every run artifact write has settled. */
+  /** Resolves when no background operation runs and every run artifact and session write has settled. */
   async idle(): Promise<void> {
     await this.background.idle();
-    await Promise.all([this.artifacts.flush(), this.graphs.flush()]);
+    await Promise.all([this.artifacts.flush(), this.graphs.flush(), this.deps.sessions.settled?.()]);
   }
 
   /**

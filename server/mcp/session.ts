@@ -182,7 +182,10 @@ export class McpSession {
 
   private async session(ref: string, early = false) {
     const found = await this.deps.service.logical.find(ref, this.principal.tenant, early);
-    if (found.stale) throw new SvcFailure([found.stale]);
+    if (found.stale) {
+      found.release?.();
+      throw new SvcFailure([found.stale]);
+    }
     return found;
   }
 

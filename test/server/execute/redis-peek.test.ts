@@ -14,6 +14,7 @@ import { SvcFailure } from '../../../common/errors.js';
 import { loadCatalogDir } from '../../../pack/load.js';
 import { MemoryArtifactStore } from '../../../runtime/artifacts/index.js';
 import { RedisSessionRepository, type RedisRepositoryOptions } from '../../../server/execute/redis-repository.js';
+import type { Peeked } from '../../../server/execute/repository.js';
 import { ExecuteService, type ProgramRequest } from '../../../server/execute/service.js';
 import type { SessionKey } from '../../../server/execute/state.js';
 import { startFaultVendor } from '../../_helpers/fault-vendor.js';
@@ -91,7 +92,9 @@ t.test('peek: the state held while quiet; false once another replica wrote or dr
   const got = await a.get(s);
   const p1 = a.peek(s);
   t.equal(p1?.state, got, 'after a read that found its version: the very state get returned');
+  t.equal(a.peek(s), undefined, 'one peek at a time: a second waits for the first to be released');
   t.equal(await p1?.current, true, 'and Redis says it is current');
+  p1?.release();
 
   await b.next(s, 'pg');
   const p2 = a.peek(s);
@@ -105,14 +108,19 @@ t.test('peek: the state held while quiet; false once another replica wrote or dr
   const p3 = a.peek(s);
   t.equal(p3?.state.counters.pg, 1, 'a read that found its version held makes it quiet again');
   t.equal(await p3?.current, true);
+  p3?.release();
 
-  const during: unknown[] = [];
+  const during: Array<Peeked | undefined> = [];
   await a.update(s, (st) => {
     during.push(a.peek(s));
     st.teaching = 'a';
   });
-  t.same(during, [undefined], 'no peek while a change of it is in flight');
-  t.equal(await a.peek(s)?.current, true, "A's own write keeps it quiet");
+  t.equal(during[0]?.state.teaching, 'a', 'a peek while a change is in flight: the state as changed');
+  t.equal(await during[0]?.current, true, 'current once the change landed (asked on its version)');
+  during[0]?.release();
+  const p5 = a.peek(s);
+  t.equal(await p5?.current, true, "A's own write keeps it quiet");
+  p5?.release();
 
   await b.update(s, (st) => void (st.teaching = 'b'));
   await a.update(s, (st) => void (st.teaching += 'a'));
@@ -218,6 +226,7 @@ t.test('an early read while Redis is away fails fast, without a vendor call', as
   const { a, key } = await replicas(t, own.url);
   await early(a, key);
   await early(a, key);
+  await a.idle(); // the last read's run and page handle, answered before they landed, have landed
   await own.stop();
   beerDelayMs = 2_000;
   t.teardown(() => void (beerDelayMs = 0));
