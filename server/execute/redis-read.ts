@@ -51,12 +51,13 @@ export async function readHeld(
       continue;
     }
     const h = recent.entry(k);
-    if (got.length === 1 || got[1] === 'j') {
+    if (got.length === 1 || got[1] === 'j' || got[1] === 'u') {
+      const told = got.length === 1 || got[1] === 'u'; // {v}: the version told (readHeld asks no claim, so no 'u')
       // Based on `from`: `h` may have moved on since (by its own writes), or be pending a change.
       if (!h || h !== held || Number(h.version) < Number(from)) continue;
-      h.quiet = got.length === 1;
+      h.quiet = told;
       if (Number(h.version) >= Number(got[0])) return recent.touch(h, now);
-      if (got.length === 1) continue; // {v} answers the version held: not reached
+      if (told) continue; // {v} answers the version held: not reached
       if (h.pending) {
         await h.pending;
         continue;
@@ -112,8 +113,9 @@ export function peekHeld(
     const base = h.version;
     const sent = performance.now();
     const got = await calls.touch(base);
-    const same = got?.length === 1 && got[0] === base;
-    if (same) claim.until = sent + CLAIM_MS;
+    const same = got !== null && got[0] === base && (got.length === 1 || got[1] === 'u');
+    // Not claimed when another process touched the session last: its write is awaited as usual.
+    claim.until = same && got.length === 1 ? sent + CLAIM_MS : -Infinity;
     if (recent.entry(k) !== h) return same;
     if (!got) recent.drop(k);
     else if (same) recent.touch(h, now);
@@ -128,7 +130,7 @@ export function peekHeld(
   const end = (ok: boolean) => {
     if (h.claim !== claim) return; // used by the early read's write, or ended already
     delete h.claim;
-    if (ok) calls.release();
+    if (ok && claim.until > 0) calls.release(); // granted (not {v, 'u'})
   };
   void current.then((ok) => {
     answered = ok;

@@ -5,7 +5,8 @@
  *   P s:<m>     hash   v (version: +1 on every write), st (the core: state JSON without page handles,
  *                      tokens, runs and counters), sv (the version that last wrote st), lu (last
  *                      used, ms of the repository clock), run ('1' while an operation runs), t
- *                      (tenant), lg (logical refs, a JSON array), pc pg o (the counters)
+ *                      (tenant), lg (logical refs, a JSON array), pc pg o (the counters), lt (the
+ *                      token of the process that touched it last)
  *   P pg:<m>    hash   page handle pgN -> its JSON
  *   P pc:<m>    hash   plan token pcN -> its JSON
  *   P ru:<m>    list   run records (JSON), oldest first
@@ -94,7 +95,9 @@ end
  * none), 7: the caller's process token, 8: claim ms ('0': no claim). Returns nil (none, or idle by
  * the clock and running nothing: then it is dropped); {v, 'w', ms left} when another process claimed
  * it (nothing is touched: ask again once the claim is gone); {v} when the caller holds v already
- * (nothing is sent again; with claim ms the session is claimed for the caller that long); {v, 'j',
+ * (nothing is sent again; with claim ms the session is claimed for the caller that long); {v, 'u'}
+ * instead when a claim was asked for but another process touched the session last (a session
+ * replicas take turns at is not claimed); {v, 'j',
  * st or '', pc, pg, o, entries} when the journal holds every write after the caller's version (st
  * only when it changed since); else {v, 'f', st, pc, pg, o, page handles (name, JSON, ...), tokens
  * (name, JSON, ...), runs}.
@@ -102,7 +105,7 @@ end
 const TOUCH = `${LIB}
 local m, held = ARGV[5], ARGV[6]
 local k = skey(m)
-local h = redis.call('HMGET', k, 'v', 'sv', 'lu', 'run', 't', 'lg', 'pc', 'pg', 'o')
+local h = redis.call('HMGET', k, 'v', 'sv', 'lu', 'run', 't', 'lg', 'pc', 'pg', 'o', 'lt')
 if not h[1] then return false end
 if idle(h[3], h[4]) then
   drop(m)
@@ -111,7 +114,7 @@ end
 local wk = wkey(m)
 local w = redis.call('GET', wk)
 if w and w ~= ARGV[7] then return {h[1], 'w', redis.call('PTTL', wk)} end
-redis.call('HSET', k, 'lu', ARGV[2])
+redis.call('HSET', k, 'lu', ARGV[2], 'lt', ARGV[7])
 redis.call('PEXPIRE', k, TTL)
 local ik = ikeys(m)
 for _, x in ipairs(ik) do redis.call('PEXPIRE', x, TTL) end
@@ -122,7 +125,9 @@ for _, z in ipairs({LRU, tk}) do
 end
 for _, r in ipairs(refs(h[6])) do redis.call('PEXPIRE', lkey(r), TTL) end
 if h[1] == held then
-  if ARGV[8] ~= '0' then redis.call('SET', wk, ARGV[7], 'PX', ARGV[8]) end
+  if ARGV[8] == '0' then return {h[1]} end
+  if h[10] ~= ARGV[7] then return {h[1], 'u'} end
+  redis.call('SET', wk, ARGV[7], 'PX', ARGV[8])
   return {h[1]}
 end
 local v, from = tonumber(h[1]), tonumber(held)
@@ -249,6 +254,7 @@ type Arg = string | number;
 export type TouchReply =
   | [v: string]
   | [v: string, kind: 'w', msLeft: number]
+  | [v: string, kind: 'u']
   | [v: string, kind: 'j', st: string, pc: string, pg: string, o: string, entries: string[]]
   | [
       v: string,
