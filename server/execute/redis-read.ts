@@ -171,9 +171,12 @@ export function answeredEarly<T>(
   });
   landed.catch((e: unknown) => {
     if (answered)
-      logger.error(`session ${k}: a read answered early could not record its run and page handles`, {
-        error: (e as Error)?.message ?? String(e),
-      });
+      logger.error(
+        `session ${k}: the write of a read answered early failed or went unconfirmed: its run and page handles may be missing`,
+        {
+          error: (e as Error)?.message ?? String(e),
+        },
+      );
   });
   return Promise.race([early, landed]);
 }
