@@ -55,8 +55,12 @@ export async function readHeld(
       const told = got.length === 1 || got[1] === 'u'; // {v}: the version told (readHeld asks no claim, so no 'u')
       // Based on `from`: `h` may have moved on since (by its own writes), or be pending a change.
       if (!h || h !== held || Number(h.version) < Number(from)) continue;
-      h.quiet = told;
-      if (Number(h.version) >= Number(got[0])) return recent.touch(h, now);
+      if (Number(h.version) >= Number(got[0])) {
+        // Journal entries up to a version this entry reached by its own writes: no other writer.
+        if (told) h.quiet = true;
+        return recent.touch(h, now);
+      }
+      h.quiet = false;
       if (told) continue; // {v} answers the version held: not reached
       if (h.pending) {
         await h.pending;
