@@ -19,6 +19,8 @@ export interface Found {
   current?: Promise<boolean>;
   /** With `current`: call once the program is done with `session` (Peeked.release). */
   release?: () => void;
+  /** With `current`: ask the store now (Peeked.confirm). */
+  confirm?: () => void;
 }
 
 /** The session at `key` for `tenant`; `early`: the version this process holds, when the store can peek. */
@@ -43,6 +45,7 @@ export async function findSession(
   if (peeked) {
     found.current = peeked.current;
     found.release = () => peeked.release();
+    found.confirm = () => peeked.confirm();
   }
   return found;
 }

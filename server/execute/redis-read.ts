@@ -8,8 +8,9 @@
  *
  * Claims: a peek (`peekHeld`) runs a clean read on the version held while the touch checks it, and
  * that touch, when the version is current, claims the session for this process (`P w:<m>`, CLAIM_MS).
- * The read's write is then answered as soon as it is sent, before Redis confirms it, so the next
- * request of the client can reach another replica first. That replica's touch sees the claim and
+ * The touch goes out once the read's vendor request is on its way (`confirm`), so it does not
+ * delay it; the read's write goes out after the answer, and Redis confirms it later still, so the
+ * client's next request can reach another replica first. That replica's touch sees the claim and
  * waits until the write (which ends it) has landed, and its compare-and-set fails while the claim
  * is someone else's: it never reads a version without the page handle just answered, nor writes
  * between. A claim the program did not use for a write is released at once; one whose process
@@ -82,6 +83,8 @@ export async function readHeld(
 export const CLAIM_MS = 2_000;
 /** A claim is used to answer before the write lands only while this much of it is left (ms). */
 export const CLAIM_MARGIN_MS = 500;
+/** A peek asks Redis by itself after this long when its caller did not `confirm` (ms). */
+export const CONFIRM_FALLBACK_MS = 20;
 
 /** What `peekHeld` needs of the repository. */
 export interface PeekCalls {
@@ -93,9 +96,10 @@ export interface PeekCalls {
 
 /**
  * The entry of `k` at once, when the last read found no other writer (`quiet`), it holds no claim
- * and it is not idle at `now`. With `current`: once a change of it in flight settled,
- * `touch(version held)` answered that version, which claims the session for this process (it is
- * touched then); false otherwise (then it is no longer quiet; dropped when gone). Every other
+ * and it is not idle at `now`. With `current`: once the caller confirmed (or CONFIRM_FALLBACK_MS
+ * passed) and a change of it in flight settled, `touch(version held)` answered that version, which
+ * claims the session for this process (it is touched then); false otherwise (then it is no longer
+ * quiet; dropped when gone). Every other
  * process reads and writes the session only once the claim is gone: the early read's write ends
  * it (the repository's `update` with `early`), `release` ends it otherwise, and it lapses after
  * CLAIM_MS (the backstop for a process that died).
@@ -110,7 +114,16 @@ export function peekHeld(
   const h = recent.entry(k);
   if (!h?.quiet || h.claim || now - h.touched > idleMs) return undefined;
   const claim: Claim = (h.claim = { until: Infinity });
+  let go!: (ask: boolean) => void;
+  const asked = new Promise<boolean>((r) => (go = r));
+  // The caller confirms once its vendor request is on its way; this timer only guards against one that never does.
+  const fallback = setTimeout(() => go(true), CONFIRM_FALLBACK_MS);
+  const confirm = (ask = true) => {
+    clearTimeout(fallback);
+    go(ask);
+  };
   const ask = async (): Promise<boolean> => {
+    if (!(await asked)) return false; // released before it was asked
     // A write of this process in flight (the last early read's, typically): its version, once settled.
     while (h.pending) await h.pending;
     if (recent.entry(k) !== h || !h.quiet) return false;
@@ -141,8 +154,12 @@ export function peekHeld(
     if (!ok) end(false);
   });
   // At once when the touch has answered (the next peek may follow right away), else once it has.
-  const release = () => (answered === undefined ? void current.then(end) : end(answered));
-  return { state: h.state, current, release };
+  const release = () => {
+    confirm(false); // not asked yet: no need to
+    if (answered === undefined) void current.then(end);
+    else end(answered);
+  };
+  return { state: h.state, current, release, confirm: () => confirm() };
 }
 
 /** The claim of `h` when it still has CLAIM_MARGIN_MS left: an update may answer before its write lands. */
@@ -150,6 +167,9 @@ export function usableClaim(h: Held): Claim | undefined {
   const c = h.claim;
   return c && performance.now() < c.until - CLAIM_MARGIN_MS ? c : undefined;
 }
+
+/** After the immediates queued now: past the answer's write, which `answer` of an early update set off. */
+export const afterAnswer = () => new Promise((r) => setImmediate(r));
 
 /** How long to wait before asking again for a session another process claimed (`left`: ms of the claim). */
 export function claimWait(waits: number, left: number): Promise<void> {

@@ -38,7 +38,7 @@ import { SILENT, type Logger } from '../../common/log.js';
 import type { SharedKv } from '../kv.js';
 import { KeyQueue } from './key-queue.js';
 import { SessionCache, type Held } from './redis-cache.js';
-import { answeredEarly, CLAIM_MS, peekHeld, readHeld, usableClaim } from './redis-read.js';
+import { afterAnswer, answeredEarly, CLAIM_MS, peekHeld, readHeld, usableClaim } from './redis-read.js';
 import { begin, commit, created, delta, end, storedCore, unchanged, undo } from './redis-items.js';
 import { closeRedis, connectRedis, redisKv, storeCall } from './redis-client.js';
 import { SCRIPTS, type ScriptCommands } from './redis-scripts.js';
@@ -208,8 +208,8 @@ export class RedisSessionRepository implements SessionRepository {
 
   /**
    * The compare-and-set loop of `update` (this process's updates of the session queued before it).
-   * With `answer`, and the entry claimed by a peek with time to spare, `answer(out)` is called as
-   * the write is sent: no other process can write first, so it is not tried again.
+   * With `answer`, and the entry claimed by a peek with time to spare, `answer(out)` is called
+   * before the write is sent: no other process can write first, so it is not tried again.
    */
   private async apply<T>(key: SessionKey, change: (s: SessionState) => T, answer?: (out: T) => void): Promise<T> {
     const k = keyText(key);
@@ -234,8 +234,12 @@ export class RedisSessionRepository implements SessionRepository {
         return out;
       }
       const s = got.state;
-      if (claimed) delete got.claim; // this write ends it
-      const sent = storeCall(() =>
+      if (claimed) {
+        delete got.claim; // this write ends it
+        answer!(out);
+        await afterAnswer(); // the answer is written first
+      }
+      const written = await storeCall(() =>
         this.redis.svcWrite(
           ...this.itemKeys(k),
           got.version,
@@ -254,8 +258,6 @@ export class RedisSessionRepository implements SessionRepository {
         undo(got, c, d.core);
         throw e;
       });
-      if (claimed) answer!(out);
-      const written = await sent;
       if (written === 1) {
         commit(got, c, d);
         return out;

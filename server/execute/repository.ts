@@ -77,7 +77,13 @@ export interface SessionRepository {
 /** What `peek` answers: the state held, and whether it was still current when asked. */
 export interface Peeked {
   state: SessionState;
+  /** Resolves once `confirm` (or a short fallback timer) sent the question and the store answered. */
   current: Promise<boolean>;
+  /**
+   * Ask the store now, if not asked yet: the caller sends it once the vendor request is on its way,
+   * so the question does not delay it (a run with no vendor call asks when it ends).
+   */
+  confirm(): void;
   /** Call once the program is done with the peeked version, early or not (ends a claim not written). */
   release(): void;
 }

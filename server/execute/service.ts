@@ -33,7 +33,7 @@ import { localReplica } from './replica.js';
 import { callerOf, withAuth } from './caller.js';
 import { SessionGraphs } from './graphs.js';
 import { checkPins, cleanRead, compileInSession, type Compiled } from './session-compile.js';
-import { NOT_CURRENT, programEarly, type EarlySteps } from './early-read.js';
+import { confirmingHttp, NOT_CURRENT, programEarly, type EarlySteps } from './early-read.js';
 import { runContinuation, staleContinuation, type ContinueRequest } from './continuation.js';
 
 export { cleanRead } from './session-compile.js';
@@ -117,13 +117,11 @@ export class ExecuteService {
   }
 
   /**
-   * A program (or a continuation), on the session as `find` found it: with `found.stale` (a reload
-   * changed a catalog) only `wait(oN)` and `cancel(oN)` still run; with `found.current` (an early
-   * find) `s` may be behind the store (early-read.ts).
+   * A program (or a continuation), on the session as `find` found it: with `found.stale` only
+   * `wait(oN)` and `cancel(oN)` still run; with `found.current` `s` may be behind (early-read.ts).
    */
   program(s: SessionState, req: ProgramRequest, found: Omit<Found, 'session'> = {}): Promise<Outcome> {
-    const { stale, current, release } = found;
-    return current ? programEarly(this.early, s, req, stale, current, release) : this.programOn(s, req, stale);
+    return programEarly(this.early, s, req, found);
   }
 
   /** What a program on an early-found session goes through (early-read.ts). */
@@ -221,7 +219,7 @@ export class ExecuteService {
     commit_id: string,
     how: RunHow,
     program: string | undefined,
-    req: Pick<RunRequest, 'signal' | 'onProgress' | 'current'>,
+    req: Pick<RunRequest, 'signal' | 'onProgress' | 'current' | 'confirm'>,
   ): Promise<Outcome> {
     const startedAt = new Date(this.now());
     const signal = this.signal(req.signal);
@@ -230,7 +228,9 @@ export class ExecuteService {
       ...runOptions(how),
       signal,
       ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+      ...confirmingHttp(this.runtime.http, req.confirm),
     });
+    req.confirm?.();
     if (req.current && !(await req.current)) throw NOT_CURRENT;
     const reads = plan.steps.every((x) => x.effect === 'read');
     // A read's artifact is written after the answer; a write's before it (its answer says if it was not stored).
