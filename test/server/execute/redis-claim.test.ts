@@ -14,47 +14,27 @@
  */
 import t, { type Test } from 'tap';
 import { createServer, connect, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { SvcFailure } from '../../../common/errors.js';
 import type { LogFields, Logger } from '../../../common/log.js';
-import { loadCatalogDir } from '../../../pack/load.js';
-import { MemoryArtifactStore } from '../../../runtime/artifacts/index.js';
 import { CLAIM_MS } from '../../../server/execute/redis-read.js';
-import { RedisSessionRepository, type RedisRepositoryOptions } from '../../../server/execute/redis-repository.js';
+import type { RedisRepositoryOptions } from '../../../server/execute/redis-repository.js';
 import { ExecuteService, type ProgramRequest } from '../../../server/execute/service.js';
 import type { SessionKey } from '../../../server/execute/state.js';
-import { startFaultVendor } from '../../_helpers/fault-vendor.js';
+import { breweryWorld, redisRepo } from '../../_helpers/brewery-redis.js';
 import { startRedis } from '../../_helpers/redis.js';
 
 const redis = await startRedis(t);
 // A raw client (another connection) to look at claim keys as Redis holds them.
 const raw = new Redis(redis.url);
 t.teardown(() => raw.disconnect());
-const vendor = await startFaultVendor({
-  'GET /beers': (_req, n) => ({ json: [{ id: 1, breweryId: 'b-1', name: `Beer ${n}`, style: 'ipa', abv: 5 }] }),
-  'GET /breweries': { json: [{ id: 'b-1', name: 'Core', city: 'Ghent', country: 'BE', kind: 'micro' }] },
-});
-t.teardown(() => vendor.close());
-const { registry } = await loadCatalogDir(join(import.meta.dirname, '..', '..', '..', 'fixtures', 'packed'), {
-  backendOverrides: { brewery: vendor.url },
-});
-const artifacts = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 60 });
-t.teardown(() => artifacts.close());
+const { registry, artifacts } = await breweryWorld(t);
 let prefixes = 0;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** A repository on the test Redis under `keyPrefix` (another connection: another process), closed in teardown. */
-async function repo(
-  t: Test,
-  keyPrefix: string,
-  opts: RedisRepositoryOptions = {},
-  url = redis.url,
-): Promise<RedisSessionRepository> {
-  const r = await RedisSessionRepository.connect(url, { keyPrefix, ...opts });
-  t.teardown(() => r.close());
-  return r;
-}
+/** A repository on the test Redis under `keyPrefix` (another connection: another process). */
+const repo = (t: Test, keyPrefix: string, opts: RedisRepositoryOptions = {}, url = redis.url) =>
+  redisRepo(t, url, keyPrefix, opts);
 
 /** The claim key of session `key` under `keyPrefix`. */
 const claimKey = (keyPrefix: string, key: SessionKey) => `${keyPrefix}w:${key.prompt_hash}/${key.session}`;

@@ -9,47 +9,22 @@
  * stale version waits for the store instead of running twice.
  */
 import t, { type Test } from 'tap';
-import { join } from 'node:path';
 import { SvcFailure } from '../../../common/errors.js';
-import { loadCatalogDir } from '../../../pack/load.js';
-import { MemoryArtifactStore } from '../../../runtime/artifacts/index.js';
-import { RedisSessionRepository, type RedisRepositoryOptions } from '../../../server/execute/redis-repository.js';
+import type { RedisRepositoryOptions } from '../../../server/execute/redis-repository.js';
 import type { Peeked } from '../../../server/execute/repository.js';
 import { ExecuteService, type ProgramRequest } from '../../../server/execute/service.js';
 import type { SessionKey } from '../../../server/execute/state.js';
-import { startFaultVendor } from '../../_helpers/fault-vendor.js';
+import { breweryWorld, redisRepo } from '../../_helpers/brewery-redis.js';
 import { startRedis } from '../../_helpers/redis.js';
 
 const redis = await startRedis(t);
-/** How long the vendor takes to answer GET /beers (the outage case makes it slow). */
-let beerDelayMs = 0;
 // Each answer names the request it answers, so a test can tell which vendor call its rows came from.
-const vendor = await startFaultVendor({
-  'GET /beers': (_req, n) => ({
-    json: [{ id: 1, breweryId: 'b-1', name: `Beer ${n}`, style: 'ipa', abv: 5 }],
-    delayMs: beerDelayMs,
-  }),
-  'GET /breweries': { json: [{ id: 'b-1', name: 'Core', city: 'Ghent', country: 'BE', kind: 'micro' }] },
-});
-t.teardown(() => vendor.close());
-const { registry } = await loadCatalogDir(join(import.meta.dirname, '..', '..', '..', 'fixtures', 'packed'), {
-  backendOverrides: { brewery: vendor.url },
-});
-const artifacts = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 60 });
-t.teardown(() => artifacts.close());
+const { vendor, registry, artifacts, beer } = await breweryWorld(t);
 let prefixes = 0;
 
-/** A repository on the test Redis under `keyPrefix` (another connection: another process), closed in teardown. */
-async function repo(
-  t: Test,
-  keyPrefix: string,
-  opts: RedisRepositoryOptions = {},
-  url = redis.url,
-): Promise<RedisSessionRepository> {
-  const r = await RedisSessionRepository.connect(url, { keyPrefix, ...opts });
-  t.teardown(() => r.close());
-  return r;
-}
+/** A repository on the test Redis under `keyPrefix` (another connection: another process). */
+const repo = (t: Test, keyPrefix: string, opts: RedisRepositoryOptions = {}, url = redis.url) =>
+  redisRepo(t, url, keyPrefix, opts);
 
 /** Two replicas over one fresh prefix, and a session opened on `a` (e1 is brewery:Beer). */
 async function replicas(t: Test, url = redis.url) {
@@ -228,8 +203,8 @@ t.test('an early read while Redis is away fails fast, without a vendor call', as
   await early(a, key);
   await a.idle(); // the last read's run and page handle, answered before they landed, have landed
   await own.stop();
-  beerDelayMs = 2_000;
-  t.teardown(() => void (beerDelayMs = 0));
+  beer.delayMs = 2_000;
+  t.teardown(() => void (beer.delayMs = 0));
   const [before, started] = [beers(), Date.now()];
   const failed = await early(a, key).then(
     () => undefined,
