@@ -53,7 +53,7 @@ export async function readHeld(
     }
     const h = recent.entry(k);
     if (got.length === 1 || got[1] === 'j' || got[1] === 'u') {
-      const told = got.length === 1 || got[1] === 'u'; // {v}: the version told (readHeld asks no claim, so no 'u')
+      const told = got.length === 1 || got[1] === 'u'; // the version told ('u' only answers a claim asked for)
       // Based on `from`: `h` may have moved on since (by its own writes), or be pending a change.
       if (!h || h !== held || Number(h.version) < Number(from)) continue;
       if (Number(h.version) >= Number(got[0])) {
@@ -99,10 +99,9 @@ export interface PeekCalls {
  * and it is not idle at `now`. With `current`: once the caller confirmed (or CONFIRM_FALLBACK_MS
  * passed) and a change of it in flight settled, `touch(version held)` answered that version, which
  * claims the session for this process (it is touched then); false otherwise (then it is no longer
- * quiet; dropped when gone). Every other
- * process reads and writes the session only once the claim is gone: the early read's write ends
- * it (the repository's `update` with `early`), `release` ends it otherwise, and it lapses after
- * CLAIM_MS (the backstop for a process that died).
+ * quiet; dropped when gone). Every other process reads and writes the session only once the claim
+ * is gone: the early read's write ends it (the repository's `update` with `early`), `release` ends
+ * it otherwise, and it lapses after CLAIM_MS (the backstop for a process that died).
  */
 export function peekHeld(
   recent: SessionCache,
@@ -116,7 +115,7 @@ export function peekHeld(
   const claim: Claim = (h.claim = { until: Infinity });
   let go!: (ask: boolean) => void;
   const asked = new Promise<boolean>((r) => (go = r));
-  // The caller confirms once its vendor request is on its way; this timer only guards against one that never does.
+  // The caller confirms once its vendor request is on its way; the timer covers one that never does.
   const fallback = setTimeout(() => go(true), CONFIRM_FALLBACK_MS);
   const confirm = (ask = true) => {
     clearTimeout(fallback);
