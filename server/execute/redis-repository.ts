@@ -15,7 +15,7 @@
  *   than JOURNAL_MAX writes old.
  * - `peek` answers the version held at once when no other process wrote it since the last read
  *   (`quiet`), and claims the session with the touch it sends: a clean read runs on it meanwhile,
- *   and its write is answered once sent (`update` with `early`; redis-read.ts). A session several
+ *   and its write is sent after the answer (`update` with `early`; redis-read.ts). A session several
  *   replicas take turns at is never peeked.
  * - `update` is optimistic: read and touch, run the change on the held state in place, then one
  *   compare-and-set on the version with what it changed (two round trips; one when this process
@@ -162,7 +162,7 @@ export class RedisSessionRepository implements SessionRepository {
   async update<T>(key: SessionKey, change: (s: SessionState) => T, early = false): Promise<T> {
     const k = keyText(key);
     if (!early) return this.queue.run(k, () => this.apply(key, change));
-    // Answered once its write is sent, when the entry's claim allows (apply); the queue waits for it to land.
+    // Answered before its write is sent, when the entry's claim allows (apply); the queue waits for it to land.
     return answeredEarly<T>(this.logger, k, (answer) => this.queue.run(k, () => this.apply(key, change, answer)));
   }
 

@@ -46,7 +46,7 @@ export interface SessionRepository {
    * Apply `change` to the session as one atomic step and return what it returns; fails with
    * `unknown_session` when the session is gone. `change` must be synchronous and change nothing
    * but the state it is given. `early`: the change that records a clean read run on a peeked
-   * version found current; a shared store may resolve it as soon as its write is sent, when its
+   * version found current; a shared store may resolve it before its write is sent, when its
    * claim keeps every other process off the session until the write lands (one that then fails
    * is logged).
    */
