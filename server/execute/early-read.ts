@@ -38,26 +38,29 @@ export async function programEarly(
 ): Promise<Outcome> {
   const { stale, current, release = noop, confirm = noop } = found;
   if (!current) return steps.programOn(s, req, stale); // found as the store holds it
-  const c = stale ? undefined : compiledOr(steps, s, req.program, release);
-  const early = c?.kind === 'plan' && cleanRead(c.review) && req.plan_commit_ref === undefined;
-  if (!early || !(req.mode === 'auto' || (req.mode === 'live' && req.wait))) {
-    // Not run early: ask now, and the claim that came with a current version is not needed.
-    confirm();
-    const ok = await current;
-    release();
-    return ok ? steps.programOn(s, req, stale) : steps.again(s, req);
-  }
-  // A version found not current stops the run at once: its answer would be dropped.
-  const dropped = new AbortController();
-  void current.then((ok) => ok || dropped.abort());
-  const signal = req.signal ? AbortSignal.any([req.signal, dropped.signal]) : dropped.signal;
+  // However the program ends, the claim a current version came with is not held past it (release is idempotent).
   try {
-    checkPins(s, c.plan);
-    return await steps.run(s, c, { ...req, signal, current, confirm });
-  } catch (e) {
-    confirm();
-    if (e !== NOT_CURRENT && (await current)) throw e;
-    return steps.again(s, req);
+    const c = stale ? undefined : steps.compiled(s, req.program);
+    const early = c?.kind === 'plan' && cleanRead(c.review) && req.plan_commit_ref === undefined;
+    if (!early || !(req.mode === 'auto' || (req.mode === 'live' && req.wait))) {
+      // Not run early: ask now, and release before running (the claim is not needed).
+      confirm();
+      const ok = await current;
+      release();
+      return ok ? await steps.programOn(s, req, stale) : await steps.again(s, req);
+    }
+    // A version found not current stops the run at once: its answer would be dropped.
+    const dropped = new AbortController();
+    void current.then((ok) => ok || dropped.abort());
+    const signal = req.signal ? AbortSignal.any([req.signal, dropped.signal]) : dropped.signal;
+    try {
+      checkPins(s, c.plan);
+      return await steps.run(s, c, { ...req, signal, current, confirm });
+    } catch (e) {
+      confirm();
+      if (e !== NOT_CURRENT && (await current)) throw e;
+      return await steps.again(s, req);
+    }
   } finally {
     release();
   }
@@ -84,14 +87,4 @@ export function confirmingHttp(http: HttpClient | undefined, confirm?: () => voi
       close: () => inner.close(),
     },
   };
-}
-
-/** The program compiled on `s`; a compile error releases the peeked version before it is thrown. */
-function compiledOr(steps: EarlySteps, s: SessionState, program: string, release: () => void): Compiled {
-  try {
-    return steps.compiled(s, program);
-  } catch (e) {
-    release();
-    throw e;
-  }
 }
