@@ -155,13 +155,17 @@ export async function load(t: Target, pool: Pool, vendorPid: number, connections
   return { rps: ok / dt, cpu: cpu / ok, vendorCpu: vendorCpu / ok, ok } satisfies Load & { ok: number };
 }
 
+/** The svc children's environment: serve-child subscribes to no diagnostics channel. */
+const QUIET = { SVC_BENCH_TIMINGS: '0' };
+
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 async function run(): Promise<BenchResult> {
   const vendor = await startChild('vendor');
   const stops: Array<() => Promise<void>> = [() => vendor.stop()];
   try {
-    const svc = await startChild('svc', [vendor.url]);
+    // svc without the diagnostics subscribers of serve-child (SVC_BENCH_TIMINGS=0), as it runs in production.
+    const svc = await startChild('svc', [vendor.url], undefined, QUIET);
     stops.unshift(() => svc.stop());
     const bare: Script = await startScript('forward-bare', [vendor.url]);
     stops.unshift(() => bare.stop());
@@ -169,7 +173,7 @@ async function run(): Promise<BenchResult> {
     stops.unshift(() => toonFwd.stop());
     const { path, target } = await prepareSvc(vendor, svc);
     const baseline = process.env.SVC_BENCH_BASELINE;
-    const base = baseline ? await startChild('svc', [vendor.url], join(baseline, 'dist', 'bench')) : undefined;
+    const base = baseline ? await startChild('svc', [vendor.url], join(baseline, 'dist', 'bench'), QUIET) : undefined;
     if (base) stops.unshift(() => base.stop());
     const basePath = base ? (await prepareSvc(vendor, base)).path : '';
     const get = (name: string, url: string, pid: number): Target => ({

@@ -92,26 +92,32 @@ export async function startServer(
   const keep = (xs: number[], x: number) => {
     if (xs.length < 1_000_000) xs.push(x);
   };
-  subscribe('http.server.request.start', (m) => {
-    const { request, response } = m as { request: IncomingMessage; response: object };
-    if (request.socket.localPort !== port) return;
-    requests++;
-    arrived.set(response, performance.now());
-    lastTargets.push(request.url ?? '');
-    if (lastTargets.length > 8) lastTargets.shift();
-  });
-  subscribe('http.server.response.finish', (m) => {
-    const t = arrived.get((m as { response: object }).response);
-    if (t !== undefined) keep(handler, performance.now() - t);
-  });
-  if (kind === 'svc') {
-    subscribe('undici:request:create', (m) => {
-      sent.set((m as { request: object }).request, performance.now());
+  // `SVC_BENCH_TIMINGS=0` (the hotpath benchmark's svc): no subscriber, so node's HTTP server and
+  // undici publish nothing, as in production; `requests` and `window` then stay empty.
+  const timings = kind === 'vendor' || process.env.SVC_BENCH_TIMINGS !== '0';
+  if (timings) instrument();
+  function instrument() {
+    subscribe('http.server.request.start', (m) => {
+      const { request, response } = m as { request: IncomingMessage; response: object };
+      if (request.socket.localPort !== port) return;
+      requests++;
+      arrived.set(response, performance.now());
+      lastTargets.push(request.url ?? '');
+      if (lastTargets.length > 8) lastTargets.shift();
     });
-    subscribe('undici:request:trailers', (m) => {
-      const t = sent.get((m as { request: object }).request);
-      if (t !== undefined) keep(outgoing, performance.now() - t);
+    subscribe('http.server.response.finish', (m) => {
+      const t = arrived.get((m as { response: object }).response);
+      if (t !== undefined) keep(handler, performance.now() - t);
     });
+    if (kind === 'svc') {
+      subscribe('undici:request:create', (m) => {
+        sent.set((m as { request: object }).request, performance.now());
+      });
+      subscribe('undici:request:trailers', (m) => {
+        const t = sent.get((m as { request: object }).request);
+        if (t !== undefined) keep(outgoing, performance.now() - t);
+      });
+    }
   }
   let url: string;
   let close: () => Promise<void>;
