@@ -81,25 +81,80 @@ export async function sendWebResponse(res: ServerResponse, answer: Response, ear
     res.end(bytes);
     return;
   }
-  res.writeHead(answer.status, headers);
-  if (early) res.flushHeaders();
-  await pipeEvents(body.getReader(), res);
+  if (early) {
+    res.writeHead(answer.status, headers);
+    res.flushHeaders();
+  }
+  await pipeEvents(body.getReader(), res, early ? undefined : { status: answer.status, headers });
 }
+
+/** The head of a POST's event stream, written with its first event (or as JSON, see `pipeEvents`). */
+interface Head {
+  status: number;
+  headers: OutgoingHttpHeaders;
+}
+
+const DATA = Buffer.from('\ndata: ');
+
+/**
+ * The JSON of a whole SSE event (`event: message`, an optional `id:` line, one `data:` line, a blank
+ * line), without a copy; undefined for anything else (a comment, a multi-line or partial event).
+ */
+export function eventJson(chunk: Uint8Array): Uint8Array | undefined {
+  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  const at = bytes.indexOf(DATA);
+  const end = bytes.length - 2;
+  if (at < 0 || !bytes.subarray(0, at).toString('latin1').startsWith('event: message')) return undefined;
+  if (bytes[end] !== 0x0a || bytes[end + 1] !== 0x0a) return undefined;
+  const json = bytes.subarray(at + DATA.length, end);
+  return json.includes(0x0a) ? undefined : json;
+}
+
+/** Resolves in the next turn of the event loop (after the microtasks queued now). */
+const nextTurn = () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)));
 
 /**
  * Copy an event stream to the response chunk by chunk, waiting for `drain` when the socket is
  * full. The reader is cancelled when the response closes first (the client went away), and a
  * stream that fails destroys the response (the client sees a cut stream, as with a crash).
+ *
+ * With `head` (a POST's stream, whose head waits for its first event): a stream that is one event
+ * and ends at once, the request's answer and nothing before it, is answered as that message in
+ * `application/json` (which Streamable HTTP allows for any request: the transport has checked that
+ * the client accepts it). A client then parses one JSON body instead of an event stream. Anything
+ * else (a progress notification first, a second event) streams as before; the first event is not
+ * held back for longer than the current turn.
  */
-async function pipeEvents(reader: ReadableStreamDefaultReader<Uint8Array>, res: ServerResponse): Promise<void> {
+async function pipeEvents(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  res: ServerResponse,
+  head?: Head,
+): Promise<void> {
   const cancel = () => void reader.cancel().catch(() => undefined);
   if (res.destroyed) return cancel(); // gone before the stream was handed over
   res.once('close', cancel);
   try {
+    let next = reader.read();
+    if (head) {
+      const first = await next;
+      if (res.destroyed) return;
+      if (first.done) return void res.writeHead(head.status, head.headers).end();
+      next = reader.read();
+      const after = await Promise.race([next, nextTurn()]);
+      const json = after?.done ? eventJson(first.value) : undefined;
+      if (json) {
+        const { 'content-type': _sse, connection: _c, 'x-accel-buffering': _x, ...rest } = head.headers;
+        res.writeHead(head.status, { ...rest, 'content-type': 'application/json', 'content-length': json.length });
+        return void res.end(json);
+      }
+      res.writeHead(head.status, head.headers);
+      if (!res.write(first.value)) await drained(res);
+    }
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await next;
       if (done || res.destroyed) break;
       if (!res.write(value)) await drained(res);
+      next = reader.read();
     }
     if (!res.destroyed) res.end();
   } catch (e) {

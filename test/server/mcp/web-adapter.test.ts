@@ -1,14 +1,15 @@
 /**
  * The Node bridge to the SDK's Web-standard transport (server/mcp/web-adapter.ts): a whole answer
  * leaves in one write with its length; an event stream arrives whole however large (back-pressure);
- * a POST stream's headers wait for its first event while a GET stream's leave at once; a client
+ * a POST stream's headers wait for its first event while a GET stream's leave at once; a POST
+ * stream that is one event and ends with it is answered as that JSON, anything else streams; a client
  * that goes away mid-stream cancels the stream and leaves no listener behind; and, on /mcp, a
  * standing GET stream that the client dropped is released (a new one is accepted, not a 409).
  */
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { sendWebResponse } from '../../../server/mcp/web-adapter.js';
+import { eventJson, sendWebResponse } from '../../../server/mcp/web-adapter.js';
 import { startStack } from '../../_helpers/server.js';
 import { rawSession, sleep, until } from './_shared.js';
 
@@ -82,9 +83,11 @@ t.test("a POST stream's headers go with its first event; a GET stream's at once"
       return sendWebResponse(res, new Response(s.stream, { headers: SSE }), early);
     });
     let headersAt = 0;
+    let type = '';
     const got = new Promise<string>((resolve) =>
       request(url, (r) => {
         headersAt = Date.now();
+        type = String(r.headers['content-type']);
         let body = '';
         r.on('data', (d: Buffer) => (body += d.toString()));
         r.on('end', () => resolve(body));
@@ -93,12 +96,91 @@ t.test("a POST stream's headers go with its first event; a GET stream's at once"
     await until('the stream to be handed over', () => s !== undefined);
     await sleep(150);
     const sentAt = Date.now();
-    s.push('event: message\ndata: 1\n\n');
+    s.push('event: message\ndata: {"id":1}\n\n');
     s.end();
-    t.equal(await got, 'event: message\ndata: 1\n\n');
-    if (early) t.ok(headersAt > 0 && headersAt < sentAt, 'early: headers before the first event');
-    else t.ok(headersAt >= sentAt, 'not early: headers with the first event');
+    if (early) {
+      t.equal(await got, 'event: message\ndata: {"id":1}\n\n', 'a GET stream stays a stream');
+      t.ok(headersAt > 0 && headersAt < sentAt, 'early: headers before the first event');
+    } else {
+      t.equal(await got, '{"id":1}', 'a POST stream of one event that ends with it: answered as that JSON');
+      t.equal(type, 'application/json');
+      t.ok(headersAt >= sentAt, 'not early: headers with the first event');
+    }
   }
+});
+
+/** A POST answer through the adapter whose events are pushed by `drive`; what the client saw, in order. */
+async function postStream(t: Test, drive: (s: ReturnType<typeof pushed>, seen: () => string) => Promise<void>) {
+  let s!: ReturnType<typeof pushed>;
+  const url = await serverOf(t, (res) => {
+    s = pushed();
+    return sendWebResponse(res, new Response(s.stream, { headers: { ...SSE, 'mcp-session-id': 'abc' } }), false);
+  });
+  let body = '';
+  let headers: Record<string, unknown> = {};
+  const got = new Promise<void>((resolve) =>
+    request(url, { method: 'POST' }, (r) => {
+      headers = r.headers;
+      r.on('data', (d: Buffer) => (body += d.toString()));
+      r.on('end', () => resolve());
+    }).end(),
+  );
+  await until('the stream to be handed over', () => s !== undefined);
+  await drive(s, () => body);
+  await got;
+  return { body, headers };
+}
+
+t.test('a POST stream of one event: JSON with its length and the session header', async (t) => {
+  const msg = JSON.stringify({ result: { content: [{ type: 'text', text: 'é 1\\n2' }] }, jsonrpc: '2.0', id: 7 });
+  const { body, headers } = await postStream(t, async (s) => {
+    s.push(`event: message\nid: ev-1\ndata: ${msg}\n\n`);
+    s.end();
+  });
+  t.equal(body, msg, 'the message itself (an id: line is dropped with the framing)');
+  t.equal(headers['content-type'], 'application/json');
+  t.equal(headers['content-length'], String(Buffer.byteLength(msg)));
+  t.equal(headers['mcp-session-id'], 'abc', "the transport's other headers stay");
+  t.equal(headers['transfer-encoding'], undefined);
+});
+
+t.test('a POST stream with a notification first streams, and the notification is not held back', async (t) => {
+  const note = 'event: message\ndata: {"method":"notifications/progress"}\n\n';
+  const answer = 'event: message\ndata: {"id":1}\n\n';
+  const { body, headers } = await postStream(t, async (s, seen) => {
+    s.push(note);
+    // The client gets the notification while the answer is still to come.
+    await until('the notification to reach the client', () => seen() === note);
+    s.push(answer);
+    s.end();
+  });
+  t.equal(body, note + answer);
+  t.equal(headers['content-type'], 'text/event-stream');
+});
+
+t.test('a POST stream of one event that does not end in the same turn streams it at once', async (t) => {
+  const answer = 'event: message\ndata: {"id":1}\n\n';
+  const { body, headers } = await postStream(t, async (s, seen) => {
+    s.push(answer);
+    await until('the event to reach the client before the stream ends', () => seen() === answer);
+    s.end();
+  });
+  t.equal(body, answer);
+  t.equal(headers['content-type'], 'text/event-stream');
+});
+
+t.test('eventJson: only a whole single-line message event', async (t) => {
+  const bytes = (x: string) => enc.encode(x);
+  const text = (x: Uint8Array | undefined) => (x ? Buffer.from(x).toString() : x);
+  t.equal(text(eventJson(bytes('event: message\ndata: {"a":1}\n\n'))), '{"a":1}');
+  t.equal(text(eventJson(bytes('event: message\nid: 9\ndata: {"a":1}\n\n'))), '{"a":1}');
+  t.equal(eventJson(bytes(': keep-alive\n\n')), undefined, 'a comment');
+  t.equal(eventJson(bytes('event: message\ndata: {"a":\ndata: 1}\n\n')), undefined, 'two data lines');
+  t.equal(eventJson(bytes('event: message\ndata: {"a":1}\n')), undefined, 'an event cut short');
+  t.equal(eventJson(bytes('event: other\ndata: {"a":1}\n\n')), undefined, 'another event type');
+  t.equal(eventJson(bytes('')), undefined, 'nothing');
+  const inner = bytes('xxevent: message\ndata: [1]\n\nyy').subarray(2, -2);
+  t.equal(text(eventJson(inner)), '[1]', 'a view into a larger buffer');
 });
 
 t.test('a client that goes away mid-stream cancels it and leaves no listener', async (t) => {
