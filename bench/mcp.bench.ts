@@ -8,8 +8,8 @@
  * The vendor (json-server demo vendor) and svc each run in a child process
  * (`bench/serve-child.ts`, as for `server`); the clients run here, one call at a time (latency).
  * Besides the three reads, four floors, to tell where MCP's time goes:
- *   - `mcp-raw`: the same tools/call sent with plain `fetch` on a second MCP session (its SSE
- *     answer read as text, the `data:` line JSON-decoded): MCP without the SDK client;
+ *   - `mcp-raw`: the same tools/call sent with plain `fetch` on a second MCP session (its answer
+ *     read as text: JSON, or an SSE stream's last `data:` line): MCP without the SDK client;
  *   - `ping` / `ping-raw`: an MCP `ping` round trip through the SDK client / plain `fetch`: the
  *     protocol floor (transport, JSON-RPC, SSE framing; no tool, no vendor);
  *   - `health`: `GET /v1/health`, the HTTP floor of the same server.
@@ -361,7 +361,7 @@ async function run(): Promise<BenchResult> {
         label: 'MCP p50 (plain fetch)',
         value: raw.p50,
         unit: 'ms',
-        note: line(raw, 'the same tools/call, SSE answer read as text'),
+        note: line(raw, 'the same tools/call, answer read as text'),
       },
       { label: 'added p50: HTTP', value: added(http), unit: 'ms', note: `p90 ${fmt(http.p90 - direct.p90)} added` },
       {
