@@ -141,6 +141,7 @@ async function pipeEvents(
       if (first.done) return void res.writeHead(head.status, head.headers).end();
       next = reader.read();
       const after = await Promise.race([next, nextTurn()]);
+      if (res.destroyed) return;
       const json = after?.done ? eventJson(first.value) : undefined;
       if (json) {
         const { 'content-type': _sse, connection: _c, 'x-accel-buffering': _x, ...rest } = head.headers;
