@@ -9,7 +9,7 @@ import type { Plan, PlanStep } from '../compiler/plan.js';
 import { BACKGROUND_DEADLINE_HINT, DEADLINE_HINT, RunAbort, type CallContext } from './call.js';
 import { project, type Row } from './decode.js';
 import { budgetOf, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
-import { fetchRows, type CallBudget, type Fetched, type PageState } from './fetch-rows.js';
+import { fetchRows, type CallBudget, type Fetched, type FetchOptions, type PageState } from './fetch-rows.js';
 import { limiter, type Limiter } from './limiter.js';
 import { coalesceProgress, type RunStatus, type StepPhase } from './progress.js';
 import type { Values } from './request.js';
@@ -162,11 +162,8 @@ export class Run {
       calls.sets.map((values, i) =>
         this.limit(async () => {
           if (error) return;
-          const f = await this.graph.fetch(s, cap, values, () =>
-            fetchRows(this.ctx, entry, entity, cap, values, {
-              ...(s.limit !== undefined ? { limit: s.limit } : {}),
-              ...(s.sort ? { sort: s.sort } : {}),
-              ...(this.budget ? { budget: this.budget } : {}),
+          const f = await this.graph.fetch(s, cap, values, () => {
+            const opts: FetchOptions = {
               signal: this.controller.signal,
               onPage: (n, p, c) =>
                 this.progress?.push({
@@ -178,8 +175,12 @@ export class Run {
                   calls: callCount + c,
                   elapsed_ms: this.elapsed(),
                 }),
-            }),
-          );
+            };
+            if (s.limit !== undefined) opts.limit = s.limit; // set, not spread first: V8's slow path
+            if (s.sort) opts.sort = s.sort;
+            if (this.budget) opts.budget = this.budget;
+            return fetchRows(this.ctx, entry, entity, cap, values, opts);
+          });
           if (f.graph) fromGraph++;
           pages += f.pages;
           callCount += f.calls;
@@ -196,7 +197,7 @@ export class Run {
         }),
       ),
     );
-    const rows = parts.flat();
+    const rows = parts.length === 1 ? parts[0]! : parts.flat(); // V8's flat() is generic: 5 µs for 25 rows
     if (!error) this.graph.read(s, cap, entity, rows);
     this.graph.written(s, cap);
     if (!error && s.nest?.length) {
