@@ -84,7 +84,10 @@ async function main(args: string[]): Promise<void> {
   const vendor = await startChild('vendor');
   process.env.SVC_BENCH_CPU_PROF = dir;
   const baseline = process.env.SVC_BENCH_BASELINE;
-  const svc = await startChild('svc', [vendor.url], baseline ? join(baseline, 'dist', 'bench') : undefined);
+  // As in `hotpath`: no diagnostics subscriber in svc (SVC_BENCH_TIMINGS=0).
+  const svc = await startChild('svc', [vendor.url], baseline ? join(baseline, 'dist', 'bench') : undefined, {
+    SVC_BENCH_TIMINGS: '0',
+  });
   delete process.env.SVC_BENCH_CPU_PROF;
   let requests = 0;
   try {
