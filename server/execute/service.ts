@@ -164,8 +164,8 @@ export class ExecuteService {
     if (req.mode === 'check') return Promise.resolve(checkedPlan(commit_id, review));
     if (req.mode === 'plan' || (req.mode === 'auto' && !cleanRead(review)))
       return dryRun(this.deps.sessions, s, plan, commit_id, review, this.now(), program);
-    const run = Object.assign({}, req, { wait: req.mode === 'auto' || req.wait }); // see live()
-    return this.runPlan(s, plan, commit_id, review, run, program);
+    const waited = Object.assign({}, req, { wait: req.mode === 'auto' || req.wait }); // see live()
+    return this.runPlan(s, plan, commit_id, review, waited, program);
   }
 
   /**
