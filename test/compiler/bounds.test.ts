@@ -2,7 +2,8 @@
  * Bounds of the compiler on hostile input: at most 20 diagnostics plus one `too_many_errors`,
  * messages that quote only a short prefix of program text, a caret window instead of the whole
  * line, the 1,000-statement / 1,000-step limit checked before parsing, and lexing, parsing and
- * compiling that grow linearly (time at 4n vs n, medians of 3 runs).
+ * compiling that grow linearly (time at 4n vs n for lexing and parsing, 8n vs n for compiling;
+ * medians of 5 runs).
  */
 import t from 'tap';
 import { MAX_SHOWN_ERRORS } from '../../common/bound-errors.js';
@@ -214,17 +215,21 @@ t.test('compiling 1,000 statements is linear in every form', async (t) => {
     projections: (n) => lines(n, () => 'e2(style="IPA")[id,name,abv,style]'),
     writes: (n) => lines(n, (i) => `m1(name="B${i}", city="X", country="DE")`),
   };
+  // 125 -> 1,000 statements (8x): linear work gives about 8, quadratic about 64. At 4x (4 against
+  // 16) a busy CI machine once pushed a linear form to 9.8: the larger program's working set
+  // suffers more from a neighbour's use of the shared caches. 8x keeps the two far apart.
   for (const [label, make] of Object.entries(forms)) {
-    const small = make(250);
+    const small = make(125);
     const big = make(1000);
     t.equal(compile(big).kind, 'plan', `${label}: 1,000 statements compile`);
     const g = await growth(
       () => compile(small),
       () => compile(big),
+      { bound: 24 },
     );
     t.ok(
-      g.ratio < 9,
-      `${label}: 250 -> 1,000 statements, ${g.small.toFixed(1)} -> ${g.big.toFixed(1)} ms (x${g.ratio.toFixed(1)})`,
+      g.ratio < 24,
+      `${label}: 125 -> 1,000 statements, ${g.small.toFixed(1)} -> ${g.big.toFixed(1)} ms (x${g.ratio.toFixed(1)})`,
     );
   }
 });
