@@ -38,8 +38,8 @@ const fail = (code: SvcError['code'], message: string, hint: string): never => {
 export function mintPage(st: SessionState, state: PageState, entity: string): string {
   const name = `pg${++st.counters.pg}`;
   // A continued state carries the server fields of the handle it came from: a fresh handle has none
-  // (a run's page state: one copy, no rest pattern).
-  // Object.assign: adding `entity` after a spread of the state is V8's slow path (see service.ts live).
+  // (a run's page state: one copy, no rest pattern). Object.assign, as adding `entity` after a
+  // spread of the state is V8's slow path (see service.ts live).
   st.pages.set(name, Object.assign({}, withoutServerFields(state), { entity }));
   trimMap(st.pages, SESSION_HOLDS.maxPages);
   return name;

@@ -8,7 +8,8 @@
  *   signal (the transport reads neither).
  * - The answer: status and headers in one `writeHead`; a JSON (or empty) body in one `end`; an SSE
  *   body piped event by event. The headers of a POST's event stream go with its first event (one
- *   write per tool answer); a standing GET stream sends them at once. When the client goes away the
+ *   write per tool answer), and a POST's stream that is only its answer leaves as that JSON
+ *   (`pipeEvents`); a standing GET stream sends its headers at once. When the client goes away the
  *   stream's reader is cancelled, which lets the transport drop the stream and its keep-alive timer.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
