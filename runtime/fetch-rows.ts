@@ -3,7 +3,7 @@
  * continuation (`PageState`) when more pages exist. The vendor cursor stays inside the state.
  */
 import { svcError, type SvcError } from '../common/errors.js';
-import type { PlanNest, PlanSort } from '../compiler/plan.js';
+import type { PlanNest, PlanSort, PlanStep } from '../compiler/plan.js';
 import type { Capability, Entity } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { callVendor, type CallContext } from './call.js';
@@ -186,4 +186,24 @@ export async function fetchRows(
     }
     at = next;
   }
+}
+
+/** The continuation of a step's one call that has more (a next cursor, or rows left over from the last page). */
+export function pageState(s: PlanStep, values: Values, f: Fetched): PageState {
+  const state: PageState = {
+    api: s.api,
+    cgs_hash: s.cgs_hash,
+    capability: s.capability,
+    values,
+    cursor: f.next ?? {},
+    size: f.size ?? f.rows.length,
+    fetched: f.rows.length,
+  };
+  if (f.total !== undefined) state.total = f.total;
+  if (s.projection) state.projection = s.projection;
+  if (s.nest) state.nest = s.nest;
+  if (s.sort) state.sort = s.sort;
+  if (f.leftover?.length) state.buffer = f.leftover;
+  if (!f.next) state.last = true;
+  return state;
 }
