@@ -23,6 +23,8 @@ interface Item {
 }
 
 export class MemoryArtifactStore implements ArtifactStore {
+  /** `get` answers what was written under an id, unchecked: a clean read's id can be minted. */
+  readonly mintsIds = true;
   /** Oldest first (insertion order). */
   private readonly items = new Map<string, Item>();
   /** The ids each session owns, oldest first. */

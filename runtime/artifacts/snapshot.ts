@@ -1,9 +1,11 @@
 /**
- * The run snapshot: what a stored run artifact holds, and its content-addressed id
- * (`pr` + sha256 hex of its JSON, `snapshotJson`). Built from a `RunResult` (pure). Page states are
+ * The run snapshot: what a stored run artifact holds, and its id: content-addressed (`pr` + sha256
+ * hex of its JSON, `snapshotJson`), or minted (`mintArtifactId`) for a store that does not check
+ * ids. Built from a `RunResult` (pure). Page states are
  * left out on purpose: they carry vendor cursors (and, for Link pagination, vendor URLs), which
  * stay behind `pgN` handles and never reach an artifact.
  */
+import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../common/canonical.js';
 import type { Plan } from '../../compiler/plan.js';
 import type { Row } from '../decode.js';
@@ -182,6 +184,23 @@ export function snapshotJson(snapshot: RunSnapshot): string {
 /** The content-addressed id of a snapshot: `pr` + sha256 hex of its stored form (`snapshotJson`). */
 export function artifactId(snapshot: RunSnapshot): string {
   return 'pr' + sha256Hex(snapshotJson(snapshot));
+}
+
+/** Random bytes for minted ids, drawn 32 at a time from a pool refilled for 128 ids. */
+let pool = Buffer.alloc(0);
+let drawn = 0;
+
+/**
+ * A new artifact id, `pr` + 64 hex of 32 random bytes: the id of a snapshot not serialized yet,
+ * for a store that reads back what it was given without checking it against the id (memory).
+ */
+export function mintArtifactId(): string {
+  if (drawn + 32 > pool.length) {
+    pool = randomBytes(32 * 128);
+    drawn = 0;
+  }
+  drawn += 32;
+  return 'pr' + pool.toString('hex', drawn - 32, drawn);
 }
 
 /** True when `id` has the form of an artifact id (checked before any store lookup). */

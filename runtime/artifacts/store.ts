@@ -10,16 +10,23 @@ import type { Logger } from '../../common/log.js';
 import { s3SettingsFromEnv, type S3Settings } from './s3-settings.js';
 
 /**
- * Where run snapshots live. Ids are content-addressed (`pr` + 64 hex), so `put` of the same
- * snapshot twice yields the same id and stores it once. Lookups of a string that is not an
+ * Where run snapshots live. Ids of `put` are content-addressed (`pr` + 64 hex), so `put` of the
+ * same snapshot twice yields the same id and stores it once. Lookups of a string that is not an
  * artifact id answer `undefined`/`false` without touching the backend.
  */
 export interface ArtifactStore {
+  /**
+   * True when `get` answers what was written under an id without checking it against the bytes
+   * (the memory store): `WriteBehindStore.putLater` then mints the id and serializes after the
+   * answer. Unset: `get` checks that the bytes hash to the id (file, S3), so ids are hashes.
+   */
+  readonly mintsIds?: boolean;
   /** Store `s` and return its id. */
   put(s: RunSnapshot): Promise<string>;
   /**
-   * Store `json`, the `snapshotJson` of a snapshot, under `id` (`pr` + its sha256): what `put`
-   * does once it has serialized, for a caller that took the id already (`WriteBehindStore`).
+   * Store `json`, the `snapshotJson` of a snapshot, under `id` (`pr` + its sha256, or minted when
+   * `mintsIds`): what `put` does once it has serialized, for a caller that took the id already
+   * (`WriteBehindStore`).
    * `owner` (`ownerOf` the snapshot) names the session that made it: the memory store keeps at
    * most `memoryPerSession` snapshots per owner; the other stores ignore it.
    */

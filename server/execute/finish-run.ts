@@ -54,7 +54,7 @@ export async function finishRun(
 ): Promise<Finished> {
   let run_id = '';
   let warning: SvcError | undefined;
-  /** The snapshot's `started_at`, for the run record too (`toISOString` is not cheap). */
+  /** The run's `started_at`, for its run record. */
   let at = '';
   try {
     const extra: SnapshotExtra = {
@@ -63,10 +63,11 @@ export async function finishRun(
     };
     // Set, not spread in first: properties after a leading spread take V8's slow path.
     if (program !== undefined) extra.program = program;
-    const snapshot = snapshotOf(plan, commit_id, run, extra);
-    at = snapshot.started_at;
-    // Written later: a failure is logged and counted by the store (/v1/health), not answered.
-    run_id = writeLater ? deps.artifacts.putLater(snapshot) : await deps.artifacts.put(snapshot);
+    at = startedAt.toISOString();
+    const make = () => snapshotOf(plan, commit_id, run, extra);
+    // Written later (and with the memory store, built later): a failure is logged and counted by
+    // the store (/v1/health), not answered.
+    run_id = writeLater ? deps.artifacts.putLater(make) : await deps.artifacts.put(make());
   } catch (e) {
     deps.logger.error(`the run artifact of session ${s.prompt_hash}/${s.session} could not be stored`, {
       error: (e as Error)?.message ?? String(e),

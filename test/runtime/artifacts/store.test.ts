@@ -14,6 +14,7 @@ import { artifactSettingsFromEnv, type ArtifactStore } from '../../../runtime/ar
 import { storeFromUrl } from '../../../runtime/artifacts/store-from-url.js';
 import { S3ArtifactStore } from '../../../runtime/artifacts/s3-store.js';
 import { WriteBehindStore } from '../../../runtime/artifacts/write-behind.js';
+import { artifactId } from '../../../runtime/artifacts/snapshot.js';
 import { startS3rver } from '../../_helpers/s3rver.js';
 import { sampleSnapshot } from './store.case.js';
 
@@ -110,7 +111,8 @@ t.test(
     const store = new WriteBehindStore(inner);
     t.teardown(() => store.close());
     const snap = sampleSnapshot(7);
-    const id = store.putLater(snap);
+    const id = store.putLater(() => snap);
+    t.equal(id, artifactId(snap), 'S3 checks ids: the id is the hash');
     t.same(await store.get(id), snap, 'a read waits for the write');
     await store.flush();
     t.same(store.stats(), { kind: 's3', pending_writes: 0, failed_writes: 0 });

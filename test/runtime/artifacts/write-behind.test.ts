@@ -18,8 +18,17 @@ function snapshot(n: number): RunSnapshot {
   };
 }
 
-/** A memory store whose writes wait for `release()` (or fail with `fail()`): a slow or broken backend. */
-function gatedStore(): { store: ArtifactStore; release(): void; fail(e: Error): void; writes: () => number } {
+/**
+ * A memory store whose writes wait for `release()` (or fail with `fail()`): a slow or broken
+ * backend. `checksIds`: it passes for a store that checks ids against content (file, S3), so
+ * `putLater` takes the hash; else it mints, as with the memory store.
+ */
+function gatedStore(checksIds = false): {
+  store: ArtifactStore;
+  release(): void;
+  fail(e: Error): void;
+  writes: () => number;
+} {
   const inner = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
   let open!: () => void;
   let broken!: (e: Error) => void;
@@ -38,18 +47,23 @@ function gatedStore(): { store: ArtifactStore; release(): void; fail(e: Error): 
     get: (id: string) => inner.get(id),
     stats: () => inner.stats(),
     close: () => inner.close(),
+    mintsIds: !checksIds,
   });
   return { store, release: () => open(), fail: (e) => broken(e), writes: () => writes };
 }
 
-t.test('putLater answers the id at once; a read of it waits for the write', async (t) => {
-  const g = gatedStore();
+t.test('over a store that checks ids: putLater answers the hash at once; a read waits for the write', async (t) => {
+  const g = gatedStore(true);
   const store = new WriteBehindStore(g.store);
   t.teardown(() => store.close());
   const s = snapshot(1);
-  const id = store.putLater(s);
+  const id = store.putLater(() => s);
   t.equal(id, artifactId(s), 'the same id put() gives');
-  t.equal(store.putLater(s), id, 'a second putLater of the same snapshot');
+  t.equal(
+    store.putLater(() => s),
+    id,
+    'a second putLater of the same snapshot',
+  );
   t.equal(g.writes(), 1, 'is written once');
   t.equal(store.stats().pending_writes, 1);
   let read: RunSnapshot | undefined | 'waiting' = 'waiting';
@@ -63,13 +77,56 @@ t.test('putLater answers the id at once; a read of it waits for the write', asyn
   t.equal(store.stats().failed_writes, 0);
 });
 
+t.test('over the memory store: the id is minted, the snapshot built and written after the turn', async (t) => {
+  const g = gatedStore();
+  const store = new WriteBehindStore(g.store);
+  t.teardown(() => store.close());
+  const s = snapshot(1);
+  let built = 0;
+  const make = () => {
+    built++;
+    return s;
+  };
+  const id = store.putLater(make);
+  t.match(id, /^pr[0-9a-f]{64}$/, 'an artifact id');
+  t.not(id, artifactId(s), 'minted, not the hash');
+  const again = store.putLater(make);
+  t.not(again, id, 'each putLater mints its own id');
+  t.equal(built, 0, 'nothing is built in the turn that answers');
+  t.equal(store.stats().pending_writes, 2, 'both writes are pending from the start');
+  let read: RunSnapshot | undefined | 'waiting' = 'waiting';
+  const reading = store.get(id).then((r) => (read = r));
+  await new Promise((r) => setImmediate(r));
+  t.equal(built, 2, 'built in the next check phase, one immediate for both');
+  t.equal(g.writes(), 2);
+  t.equal(read, 'waiting', 'the read waits while the write is in flight');
+  g.release();
+  await reading;
+  t.same(read, JSON.parse(snapshotJson(s)), 'then answers the snapshot');
+  t.same(await store.get(again), JSON.parse(snapshotJson(s)));
+  t.same(store.stats(), { ...g.store.stats(), pending_writes: 0, failed_writes: 0 });
+});
+
+t.test('a snapshot that cannot be built is a failed write: logged and counted, its id absent', async (t) => {
+  const logged: string[] = [];
+  const logger: Logger = { ...SILENT, error: (msg) => logged.push(msg) };
+  const store = new WriteBehindStore(new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 }), logger);
+  t.teardown(() => store.close());
+  const id = store.putLater(() => {
+    throw new Error('no snapshot');
+  });
+  t.equal(await store.get(id), undefined);
+  t.equal(store.stats().failed_writes, 1);
+  t.same(logged, ['the run artifact could not be stored']);
+});
+
 t.test('a failed write is logged and counted, and its id reads as absent', async (t) => {
   const g = gatedStore();
   const logged: Array<{ msg: string; fields: unknown }> = [];
   const logger: Logger = { ...SILENT, error: (msg, fields) => logged.push({ msg, fields }) };
   const store = new WriteBehindStore(g.store, logger);
   t.teardown(() => store.close());
-  const id = store.putLater(snapshot(2));
+  const id = store.putLater(() => snapshot(2));
   const read = store.get(id);
   g.fail(new Error('disk full'));
   t.equal(await read, undefined, 'the waiting read answers absent');
@@ -87,7 +144,7 @@ t.test('put still answers once stored; flush waits for every write', async (t) =
   const g = gatedStore();
   const store = new WriteBehindStore(g.store);
   t.teardown(() => store.close());
-  const ids = [store.putLater(snapshot(3)), store.putLater(snapshot(4))];
+  const ids = [store.putLater(() => snapshot(3)), store.putLater(() => snapshot(4))];
   let flushed = false;
   const flushing = store.flush().then(() => (flushed = true));
   await new Promise((r) => setTimeout(r, 10));
