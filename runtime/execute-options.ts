@@ -16,7 +16,10 @@ import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 export interface ExecuteOptions {
   /** Writes run only when the caller says the plan was accepted (review is the server's job). */
   accepted?: boolean;
+  /** Cancels the run (the caller's: a client gone, a cancel). */
   signal?: AbortSignal;
+  /** Cancels the run too (the server's shutdown): a second signal, without `AbortSignal.any` per run. */
+  stop?: AbortSignal;
   /** Overall deadline of the run in ms (default 60 000). */
   deadlineMs?: number;
   /** A background run (wait=false): its `deadline_exceeded` does not suggest running in the background. */

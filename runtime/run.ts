@@ -50,10 +50,11 @@ export class Run {
   }
 
   async execute(): Promise<RunResult> {
-    const outer = this.opts.signal;
+    const { signal: outer, stop } = this.opts;
     const onCancel = () => this.controller.abort(new RunAbort('cancelled'));
-    if (outer?.aborted) onCancel();
+    if (outer?.aborted || stop?.aborted) onCancel();
     outer?.addEventListener('abort', onCancel, { once: true });
+    stop?.addEventListener('abort', onCancel, { once: true });
     const deadline = setTimeout(
       () =>
         this.controller.abort(
@@ -68,6 +69,7 @@ export class Run {
     } finally {
       clearTimeout(deadline);
       outer?.removeEventListener('abort', onCancel);
+      stop?.removeEventListener('abort', onCancel);
     }
     return this.finish();
   }

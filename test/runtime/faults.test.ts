@@ -588,6 +588,20 @@ t.test('an already aborted signal sends nothing', async (t) => {
   t.equal(s.v.requests.length, 0);
 });
 
+t.test("stop, the second signal (shutdown), cancels like the caller's, and either alone does", HANG(), async (t) => {
+  const s = await setup(t, { 'GET /items': { hang: true } });
+  const stop = new AbortController();
+  const caller = new AbortController();
+  setTimeout(() => stop.abort(), 30);
+  const r = await s.run('fault:Item', { signal: caller.signal, stop: stop.signal, requestTimeoutMs: NEVER });
+  t.equal(r.status, 'cancelled', 'the stop signal ends a run hanging on the vendor');
+  t.equal(r.steps.n1?.status, 'cancelled');
+  t.notOk(caller.signal.aborted, "the caller's signal is left alone");
+  const early = await s.run('fault:Item', { stop: AbortSignal.abort(), requestTimeoutMs: NEVER });
+  t.equal(early.status, 'cancelled', 'an already stopped server sends nothing');
+  t.equal(s.v.requests.length, 1, 'only the first run reached the vendor');
+});
+
 t.test('deadline: deadline_exceeded', async (t) => {
   t.test('during a slow request', HANG(), async (t) => {
     // The vendor never answers and the request timeout never comes: only the deadline can end the run.
