@@ -115,8 +115,9 @@ export function peekHeld(
   const claim: Claim = (h.claim = { until: Infinity });
   let go!: (ask: boolean) => void;
   const asked = new Promise<boolean>((r) => (go = r));
-  // The caller confirms once its vendor request is on its way; the timer covers one that never does.
-  const fallback = setTimeout(() => go(true), CONFIRM_FALLBACK_MS);
+  // The caller confirms once its vendor request is on its way; the timer covers one that never does
+  // (unref'd: it never holds a stopping process up on its own).
+  const fallback = setTimeout(() => go(true), CONFIRM_FALLBACK_MS).unref();
   const confirm = (ask = true) => {
     clearTimeout(fallback);
     go(ask);
