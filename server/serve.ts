@@ -46,14 +46,16 @@ export async function listen(
   const headersTimeout = Math.min(t.headersMs, t.requestMs);
   // node checks those timeouts on an interval (30 s by default): check often enough to honour them.
   const connectionsCheckingInterval = Math.max(50, Math.min(5_000, Math.floor(headersTimeout / 4)));
+  // One listener for every answer (`this` is the answer): no closure per request.
+  function closed(this: ServerResponse): void {
+    active.delete(this);
+    if (active.size === 0) drained?.();
+  }
   const server = createServer(
     { keepAliveTimeout: t.keepAliveMs, requestTimeout: t.requestMs, headersTimeout, connectionsCheckingInterval },
     (req, res) => {
       active.add(res);
-      res.on('close', () => {
-        active.delete(res);
-        if (active.size === 0) drained?.();
-      });
+      res.on('close', closed);
       if (stopping) res.setHeader('connection', 'close');
       void app.handle(req, res);
     },

@@ -35,15 +35,15 @@ export class Router {
 
   match(method: string, pathname: string): Match {
     const segs = pathname.split('/').filter(Boolean);
-    const allow = new Set<string>();
+    let allow: Set<string> | undefined; // only for a path known under other methods (405)
     for (const r of this.routes) {
       const params = matchParts(r.parts, segs);
       if (!params) continue;
       if (r.method === method || (method === 'HEAD' && r.method === 'GET'))
         return { kind: 'found', handler: r.handler, params, pattern: r.pattern };
-      allow.add(r.method);
+      (allow ??= new Set()).add(r.method);
     }
-    return allow.size ? { kind: 'method', allow: [...allow].sort() } : { kind: 'none' };
+    return allow ? { kind: 'method', allow: [...allow].sort() } : { kind: 'none' };
   }
 }
 
