@@ -113,6 +113,7 @@ function percentile(sorted: number[], p: number): number {
  * right after one to the same process: svc JSON after svc TOON).
  */
 async function latencies(targets: Target[], pools: Pool[]): Promise<number[][]> {
+  // In round order (not sorted): a round's times of two targets are paired.
   const out = targets.map(() => [] as number[]);
   const shuffle = shuffler(21);
   const order = targets.map((_, i) => i);
@@ -124,7 +125,7 @@ async function latencies(targets: Target[], pools: Pool[]): Promise<number[][]> 
       if (r >= WARMUP_ROUNDS) out[i]!.push(performance.now() - t0);
     }
   }
-  return out.map((xs) => xs.sort((a, b) => a - b));
+  return out;
 }
 
 interface Load {
@@ -215,9 +216,12 @@ async function run(): Promise<BenchResult> {
     for (let i = 0; i < targets.length; i++)
       await load(targets[i]!, warm[i]!, vendor.pid, LOAD_CONNECTIONS, WARMUP_LOAD_SECONDS);
     await Promise.all(warm.map((p) => p.close()));
-    const lat = await latencies(targets, seq);
+    const rounds = await latencies(targets, seq);
     await Promise.all(seq.map((p) => p.close()));
+    const lat = rounds.map((xs) => [...xs].sort((a, b) => a - b));
     const p50 = lat.map((xs) => percentile(xs, 50));
+    /** The median over rounds of target `a`'s time minus `b`'s in the same round: steadier than p50(a) − p50(b). */
+    const paired = (a: number, b: number) => median(rounds[a]!.map((x, r) => x - rounds[b]![r]!));
     const added = p50.map((x) => x - p50[0]!);
 
     const pools = targets.map((t) => new Pool(t.origin, { connections: LOAD_CONNECTIONS }));
@@ -248,6 +252,21 @@ async function run(): Promise<BenchResult> {
           ? `p90 ${ms(percentile(lat[i]!, 90))}; n=${ROUNDS}; GET ${target}`
           : `adds ${ms(added[i]!)}; p90 ${ms(percentile(lat[i]!, 90))} (adds ${ms(percentile(lat[i]!, 90) - percentile(lat[0]!, 90))})`,
     }));
+    for (const i of [SVC_TOON, SVC_JSON])
+      metrics.push({
+        label: `${targets[i]!.name} − bare, paired`,
+        value: paired(i, BARE),
+        unit: 'ms',
+        note: `median over ${ROUNDS} rounds of the difference within a round (p50s: ${ms(added[i]! - added[BARE]!)})`,
+      });
+    if (base)
+      for (const i of [SVC_TOON, SVC_JSON])
+        metrics.push({
+          label: `A/B: ${targets[i]!.name} − ${targets[i + 2]!.name}, paired`,
+          value: paired(i, i + 2),
+          unit: 'ms',
+          note: `median over ${ROUNDS} rounds; the base starts second (a first-started svc measured tens of µs slower)`,
+        });
     for (let i = 0; i < targets.length; i++)
       metrics.push({
         label: `${targets[i]!.name} req/s (${LOAD_CONNECTIONS} conn)`,
