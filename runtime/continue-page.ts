@@ -6,6 +6,7 @@ import { svcError, type SvcError } from '../common/errors.js';
 import type { Entity } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 import { RunAbort } from './call.js';
+import { cancelledBy } from './cancel.js';
 import { project, type Row } from './decode.js';
 import { budgetOf, callContext, credentialProblem, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
 import { fetchRows, type Fetched, type PageState } from './fetch-rows.js';
@@ -40,9 +41,7 @@ export async function continuePage(
     () => controller.abort(new RunAbort('deadline_exceeded')),
     opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs,
   );
-  const onCancel = () => controller.abort(new RunAbort('cancelled'));
-  if (opts.signal?.aborted) onCancel();
-  opts.signal?.addEventListener('abort', onCancel, { once: true });
+  const detach = cancelledBy(controller, opts);
   const budget = budgetOf(opts);
   /** Attach the nested relations to `rows` (in place); the error of a nest that failed. */
   const attach = async (rows: Row[]): Promise<SvcError | undefined> => {
@@ -84,7 +83,7 @@ export async function continuePage(
     }
   } finally {
     clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onCancel);
+    detach();
   }
   const out: Continued = { rows: project(f.rows, state.projection) };
   if (f.error) out.error = f.error;

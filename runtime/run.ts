@@ -7,6 +7,7 @@ import { svcError, type SvcError } from '../common/errors.js';
 import type { Registry, RegistryEntry } from '../pack/registry.js';
 import type { Plan, PlanStep } from '../compiler/plan.js';
 import { BACKGROUND_DEADLINE_HINT, DEADLINE_HINT, RunAbort, type CallContext } from './call.js';
+import { cancelledBy } from './cancel.js';
 import { project, type Row } from './decode.js';
 import { budgetOf, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
 import { fetchRows, pageState, type CallBudget, type FetchOptions, type PageState } from './fetch-rows.js';
@@ -50,11 +51,7 @@ export class Run {
   }
 
   async execute(): Promise<RunResult> {
-    const { signal: outer, stop } = this.opts;
-    const onCancel = () => this.controller.abort(new RunAbort('cancelled'));
-    if (outer?.aborted || stop?.aborted) onCancel();
-    outer?.addEventListener('abort', onCancel, { once: true });
-    stop?.addEventListener('abort', onCancel, { once: true });
+    const detach = cancelledBy(this.controller, this.opts);
     const deadline = setTimeout(
       () =>
         this.controller.abort(
@@ -68,8 +65,7 @@ export class Run {
       await this.schedule();
     } finally {
       clearTimeout(deadline);
-      outer?.removeEventListener('abort', onCancel);
-      stop?.removeEventListener('abort', onCancel);
+      detach();
     }
     return this.finish();
   }

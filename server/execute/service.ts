@@ -245,11 +245,6 @@ export class ExecuteService {
     return { accepted, maxCalls: callCap(this.limits, accepted, review), caller, graph: await this.graphs.view(s) };
   }
 
-  /** A run's signal: the caller's, and shutdown. */
-  private signal(own: AbortSignal | undefined): AbortSignal {
-    return own ? AbortSignal.any([own, this.stopping.signal]) : this.stopping.signal;
-  }
-
   /** What a finished run leaves in its session (finish-run.ts). */
   private finish(...a: FinishArgs) {
     this.graphs.saved(a[0]);
@@ -259,10 +254,8 @@ export class ExecuteService {
   /** A continuation (continuation.ts); a page fetch stops when the request's signal aborts (or at shutdown). */
   private continuation(s: SessionState, c: ContinuationStmt, req: ContinueRequest = {}): Promise<Outcome> {
     const { registry, sessions: repo } = this.deps;
-    return runContinuation({ registry, repo, runtime: this.runtime, background: this.background }, s, c, {
-      ...req,
-      signal: this.signal(req.signal),
-    });
+    const runtime = Object.assign({}, this.runtime, { stop: this.stopping.signal });
+    return runContinuation({ registry, repo, runtime, background: this.background }, s, c, req);
   }
 
   /** A client-compiled plan, checked, reviewed and run like a compiled program. */

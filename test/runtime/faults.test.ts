@@ -507,6 +507,14 @@ t.test('continuePage honours its deadline: deadline_exceeded', HANG(), async (t)
     requestTimeoutMs: NEVER,
   });
   t.equal(cancelled.error?.code, 'cancelled', 'a caller abort is a cancel');
+  const stop = new AbortController();
+  setTimeout(() => stop.abort(), 50);
+  const stopped = await continuePage(r.returns[0]!.page!, s.reg, {
+    http: s.http,
+    stop: stop.signal,
+    requestTimeoutMs: NEVER,
+  });
+  t.equal(stopped.error?.code, 'cancelled', 'so is the server stopping (the stop signal)');
 });
 
 t.test('slow streaming', async (t) => {
