@@ -1,9 +1,9 @@
 /**
  * The run snapshot: what a stored run artifact holds, and its id: content-addressed (`pr` + sha256
  * hex of its JSON, `snapshotJson`), or minted (`mintArtifactId`) for a store that does not check
- * ids. Built from a `RunResult` (pure). Page states are
- * left out on purpose: they carry vendor cursors (and, for Link pagination, vendor URLs), which
- * stay behind `pgN` handles and never reach an artifact.
+ * ids. Built from a `RunResult` (pure). Page states are left out on purpose: they carry vendor
+ * cursors (and, for Link pagination, vendor URLs), which stay behind `pgN` handles and never
+ * reach an artifact.
  */
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../common/canonical.js';
