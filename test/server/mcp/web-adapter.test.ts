@@ -4,12 +4,14 @@
  * a POST stream's headers wait for its first event while a GET stream's leave at once; a POST
  * stream that is one event and ends with it is answered as that JSON, anything else streams; a client
  * that goes away mid-stream cancels the stream and leaves no listener behind; and, on /mcp, a
- * standing GET stream that the client dropped is released (a new one is accepted, not a 409).
+ * standing GET stream that the client dropped is released (a new one is accepted, not a 409). The
+ * request's headers reach the transport as `Headers` would give them (names in lower case, repeated
+ * ones joined).
  */
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { eventJson, sendWebResponse } from '../../../server/mcp/web-adapter.js';
+import { eventJson, RequestHeaders, sendWebResponse } from '../../../server/mcp/web-adapter.js';
 import { startStack } from '../../_helpers/server.js';
 import { rawSession, sleep, until } from './_shared.js';
 
@@ -225,4 +227,41 @@ t.test('/mcp: a dropped GET stream is released; while open a second one is 409',
     return undefined;
   });
   again.abort();
+});
+
+t.test('the request headers read as a Headers object of the same raw headers would', async (t) => {
+  const raw = [
+    'Host',
+    '127.0.0.1:7311',
+    'Accept',
+    'application/json',
+    'X-Forwarded-User',
+    'ada',
+    'accept',
+    'text/event-stream',
+    'Mcp-Session-Id',
+    'abc',
+    'Content-Type',
+    'application/json',
+  ];
+  const web = new Headers();
+  for (let i = 0; i < raw.length; i += 2) web.append(raw[i]!, raw[i + 1]!);
+  const mine = new RequestHeaders(raw);
+  for (const name of ['accept', 'Accept', 'MCP-SESSION-ID', 'content-type', 'host', 'x-forwarded-user', 'origin']) {
+    t.equal(mine.get(name), web.get(name), `get(${name})`);
+    t.equal(mine.has(name), web.has(name), `has(${name})`);
+  }
+  t.equal(mine.get('accept'), 'application/json, text/event-stream', 'repeated headers joined in the order sent');
+  t.same(
+    Object.fromEntries(mine.entries()),
+    Object.fromEntries(web.entries()),
+    'entries() as the transport copies them',
+  );
+  t.same([...mine].length, 5, 'one entry per name');
+  const seen: string[] = [];
+  mine.forEach((v, k) => seen.push(`${k}=${v}`));
+  t.same(
+    seen,
+    [...mine.keys()].map((k, i) => `${k}=${[...mine.values()][i]}`),
+  );
 });
