@@ -12,7 +12,10 @@
  *     read as text: JSON, or an SSE stream's last `data:` line): MCP without the SDK client;
  *   - `ping` / `ping-raw`: an MCP `ping` round trip through the SDK client / plain `fetch`: the
  *     protocol floor (transport, JSON-RPC, SSE framing; no tool, no vendor);
- *   - `health`: `GET /v1/health`, the HTTP floor of the same server.
+ *   - `health`: `GET /v1/health`, the HTTP floor of the same server;
+ *   - `floor-mcp` / `floor-http`: svc's two answers, fixed, from a server without svc's code
+ *     (`mcp-floor.ts`): through the SDK's transport and svc's web adapter / from plain node:http.
+ *     Their difference is what the SDK transport alone adds to a read of these rows.
  * Every side runs in blocks of BLOCK calls, in rounds (the order reversed every other round), so
  * all sides see the same machine. Targets: MCP (SDK client) adds under 1.5 ms to the p50 of direct;
  * svc's own share of the MCP read is at most 0.3 ms more than of the HTTP read.
@@ -23,7 +26,10 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { baselineMetrics, ownShare } from './mcp-baseline.js';
+import { floorCalls, type FloorAnswers } from './mcp-floor.js';
 import { median, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
 import { cpuMs, startChild, type Child } from './processes.js';
 
@@ -45,10 +51,15 @@ const TARGET_MS = 1.5;
 /** Target: how much more of svc's own time (minus the vendor call) an MCP read may take than an HTTP read. */
 const OVER_HTTP_MS = 0.3;
 
-export type Side = 'direct' | 'http' | 'mcp' | 'mcp-raw' | 'ping' | 'ping-raw' | 'health';
-const SIDES: Side[] = ['direct', 'http', 'mcp', 'mcp-raw', 'ping', 'ping-raw', 'health'];
+export type Side = 'direct' | 'http' | 'mcp' | 'mcp-raw' | 'ping' | 'ping-raw' | 'health' | Floor;
+type Floor = 'floor-mcp' | 'floor-http';
+const FLOORS: Floor[] = ['floor-mcp', 'floor-http'];
+const isFloor = (side: Side): side is Floor => side === 'floor-mcp' || side === 'floor-http';
+const SIDES: Side[] = ['direct', 'http', 'mcp', 'mcp-raw', 'ping', 'ping-raw', 'health', ...FLOORS];
 /** Sides whose call reads 25 rows from the vendor through svc (one vendor request each). */
 const READS: Side[] = ['http', 'mcp', 'mcp-raw'];
+/** Rows a side's call answers: the reads', direct's and the floors' (svc's answers, fixed) 25. */
+const rowsOf = (side: Side) => (side === 'direct' || READS.includes(side) || isFloor(side) ? ROWS : 0);
 
 /** One call; resolves to the ids of the rows it got (empty for the floors). */
 type Call = () => Promise<Array<string | number>>;
@@ -104,10 +115,12 @@ const rowIds = (rows: unknown): Array<string | number> =>
   Array.isArray(rows) ? rows.map((r: { id: string | number }) => r.id) : [];
 
 interface Prepared {
-  calls: Record<Side, Call>;
+  calls: Record<Exclude<Side, Floor>, Call>;
   target: string;
   /** Bytes of one answer's body: the vendor's, svc's over HTTP, svc's over MCP (an SSE event). */
   bytes: { direct: number; http: number; mcp: number };
+  /** svc's answers as received (the floor server's answers). */
+  answers: FloorAnswers;
   close(): Promise<void>;
 }
 
@@ -165,7 +178,7 @@ async function prepare(vendor: Child, svc: Child): Promise<Prepared> {
       return m.result;
     };
 
-    const calls: Omit<Record<Side, Call>, 'direct'> = {
+    const calls: Omit<Record<Exclude<Side, Floor>, Call>, 'direct'> = {
       http: async () => {
         const res = await fetch(httpUrl, { method: 'POST', headers: httpHeaders, body: PROGRAM });
         return rowIds(((await json(res)) as { rows?: unknown }).rows);
@@ -216,13 +229,12 @@ async function prepare(vendor: Child, svc: Child): Promise<Prepared> {
       return rowIds(await json(res));
     };
     if ((await direct()).join() !== ids) throw new Error(`the vendor returned other rows for ${target}`);
-    // The size of one answer on each side (the body as received, not timed).
-    const size = async (url: string, init: RequestInit) =>
-      Buffer.byteLength(await (await fetch(url, init)).text(), 'utf8');
-    const bytes = {
-      direct: await size(directUrl, { headers: { accept: 'application/json' } }),
-      http: await size(httpUrl, { method: 'POST', headers: httpHeaders, body: PROGRAM }),
-      mcp: await size(mcpUrl, {
+    // One answer of each side as received (its size, and the floor server's answers; not timed).
+    const answer = async (url: string, init: RequestInit) => (await fetch(url, init)).text();
+    const texts = {
+      direct: await answer(directUrl, { headers: { accept: 'application/json' } }),
+      http: await answer(httpUrl, { method: 'POST', headers: httpHeaders, body: PROGRAM }),
+      mcp: await answer(mcpUrl, {
         method: 'POST',
         headers: rawHeaders,
         body: JSON.stringify({
@@ -233,7 +245,14 @@ async function prepare(vendor: Child, svc: Child): Promise<Prepared> {
         }),
       }),
     };
-    return { calls: { direct, ...calls }, target: target!, bytes, close };
+    const bytes = {
+      direct: Buffer.byteLength(texts.direct),
+      http: Buffer.byteLength(texts.http),
+      mcp: Buffer.byteLength(texts.mcp),
+    };
+    const type = texts.mcp.startsWith('{') ? 'application/json' : 'text/event-stream';
+    const answers = { mcp: rpcMessage(type, texts.mcp).result as CallToolResult, http: texts.http };
+    return { calls: { direct, ...calls }, target: target!, bytes, answers, close };
   } catch (e) {
     await close();
     throw e;
@@ -245,7 +264,7 @@ async function block(side: Side, call: Call, vendor: Child, svc: Child): Promise
   const c0 = process.cpuUsage();
   const latencies: number[] = [];
   let bad = 0;
-  const rows = READS.includes(side) || side === 'direct' ? ROWS : 0;
+  const rows = rowsOf(side);
   for (let i = 0; i < BLOCK; i++) {
     const t0 = performance.now();
     const got = await call();
@@ -312,22 +331,28 @@ async function run(): Promise<BenchResult> {
   let prepared: Prepared | undefined;
   const baseline = process.env.SVC_BENCH_BASELINE;
   let base: { svc: Child; prepared?: Prepared } | undefined;
+  let floor: Child | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-floor-'));
   try {
     svc = await startChild('svc', [vendor.url]);
     prepared = await prepare(vendor, svc);
+    writeFileSync(join(dir, 'answers.json'), JSON.stringify(prepared.answers));
+    floor = await startChild('mcp-floor', [join(dir, 'answers.json')]);
+    const floors = await floorCalls(floor.url, PROGRAM);
     if (baseline) {
       base = { svc: await startChild('svc', [vendor.url], join(baseline, 'dist', 'bench')) };
       base.prepared = await prepare(vendor, base.svc);
     }
-    const { calls, target, bytes } = prepared;
+    const { target, bytes } = prepared;
+    const calls = { ...prepared.calls, 'floor-mcp': floors.mcp, 'floor-http': floors.http };
     const blocks: Block[] = [];
     const baseBlocks: Block[] = [];
     for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
       const order = r % 2 ? [...SIDES].reverse() : SIDES;
       for (const side of order) {
         // With a baseline, each svc side runs on both builds, the first alternating by round.
-        const runs: Array<[Block[], Call, Child]> = [[blocks, calls[side], svc]];
-        if (base?.prepared && side !== 'direct')
+        const runs: Array<[Block[], Call, Child]> = [[blocks, calls[side], isFloor(side) ? floor : svc]];
+        if (base?.prepared && side !== 'direct' && !isFloor(side))
           runs[r % 2 ? 'unshift' : 'push']([baseBlocks, base.prepared.calls[side], base.svc]);
         for (const [into, call, server] of runs) {
           const b = await block(side, call, vendor, server);
@@ -436,8 +461,16 @@ async function run(): Promise<BenchResult> {
         note: `every read side; svc sends GET ${target}; blocks of ${BLOCK}, ${ROUNDS} rounds after ${WARMUP_ROUNDS} warm-up rounds`,
       },
     ];
-    if (baseBlocks.length) metrics.push(...baselineMetrics(s, { ...summaries(baseBlocks), direct }, baseline!));
     const overHttp = ownShare(mcp) - ownShare(http);
+    // The floor server makes no vendor call: its arrival to answer is all its own.
+    const floorGap = s['floor-mcp'].svcHandler - s['floor-http'].svcHandler;
+    metrics.push({
+      label: '  floor: MCP − HTTP, no svc code',
+      value: floorGap,
+      unit: 'ms',
+      note: `svc's two answers, fixed: arrival to answer ${fmt(s['floor-mcp'].svcHandler)} through the SDK transport and svc's web adapter, ${fmt(s['floor-http'].svcHandler)} from plain node:http; svc's MCP − HTTP beyond it ${fmt(overHttp - floorGap)}`,
+    });
+    if (baseBlocks.length) metrics.push(...baselineMetrics(s, { ...summaries(baseBlocks), direct }, baseline!));
     const checks: Check[] = [
       {
         target: `every read answered ${ROWS} rows (direct, HTTP, MCP)`,
@@ -462,7 +495,7 @@ async function run(): Promise<BenchResult> {
       {
         target: `svc's own share of the MCP read (SDK client) is at most ${OVER_HTTP_MS} ms more than of the HTTP read`,
         pass: overHttp <= OVER_HTTP_MS,
-        actual: `${fmt(overHttp)} more (${fmt(ownShare(mcp))} vs ${fmt(ownShare(http))}); plain fetch ${fmt(ownShare(raw) - ownShare(http))} more; p50 over HTTP ${fmt(mcp.p50 - http.p50)} (SDK), ${fmt(raw.p50 - http.p50)} (plain fetch)`,
+        actual: `${fmt(overHttp)} more (${fmt(ownShare(mcp))} vs ${fmt(ownShare(http))}); plain fetch ${fmt(ownShare(raw) - ownShare(http))} more; p50 over HTTP ${fmt(mcp.p50 - http.p50)} (SDK), ${fmt(raw.p50 - http.p50)} (plain fetch); the SDK transport alone: ${fmt(floorGap)}`,
       },
     ];
     return { metrics, checks };
@@ -471,6 +504,8 @@ async function run(): Promise<BenchResult> {
     await base?.prepared?.close();
     await base?.svc.stop();
     await svc?.stop();
+    await floor?.stop();
     await vendor.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -22,7 +22,7 @@ const START_TIMEOUT_MS = 30_000;
  * `SVC_BENCH_CPU_PROF=<dir>` profiles the children (`node --cpu-prof`, written when they stop).
  */
 export async function startChild(
-  kind: 'vendor' | 'svc',
+  kind: 'vendor' | 'svc' | 'mcp-floor',
   args: string[] = [],
   /** Another build's `dist/bench` (an A/B against it); default: this one's. */
   benchDir = import.meta.dirname,

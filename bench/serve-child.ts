@@ -8,6 +8,8 @@
  *   node dist/bench/serve-child.js svc <vendorUrl> default-store
  *                                                  the same with the artifact store of `svc serve`'s
  *                                                  defaults (7 days, 256 MiB) instead of 1 hour
+ *   node dist/bench/serve-child.js mcp-floor <answers.json>
+ *                                                  the `mcp` benchmark's floor server (mcp-floor.ts)
  *
  * svc reads its limits from the environment (`SVC_MAX_RUNNING_OPS`, ...; unset: the defaults),
  * shares its sessions in Redis when `SVC_MCP_TRANSPORT_KV_URL` is set (a replica, `replicas`
@@ -38,6 +40,7 @@ import { limitsFromEnv } from '../server/limits.js';
 import { listen } from '../server/serve.js';
 import { sessionStoreFromEnv } from '../server/stores.js';
 import { median } from './harness.js';
+import { startMcpFloor } from './mcp-floor.js';
 
 /** What a server reports on request (`{type: 'usage'}` over IPC). */
 export interface ChildUsage {
@@ -78,6 +81,7 @@ export interface StartedServer {
  */
 export async function startServer(
   kind: string | undefined,
+  /** The vendor's URL for svc; the answers file for mcp-floor. */
   vendorUrl?: string,
   storeSettings: 'bench' | 'default-store' = 'bench',
 ): Promise<StartedServer> {
@@ -158,8 +162,10 @@ export async function startServer(
       await store.close();
       await sessions?.close();
     };
+  } else if (kind === 'mcp-floor' && vendorUrl) {
+    ({ url, close } = await startMcpFloor(vendorUrl));
   } else {
-    throw new Error('usage: serve-child.js vendor | svc <vendorUrl>');
+    throw new Error('usage: serve-child.js vendor | svc <vendorUrl> | mcp-floor <answers.json>');
   }
   port = Number(new URL(url).port);
   return {
