@@ -6,8 +6,9 @@
  *     whose one tool answers svc's `tools/call` result (the SDK validates and frames it);
  *   - `POST /plain`: svc's HTTP answer, the same JSON bytes, from plain `node:http`.
  * Both read the body as svc does (`readBody`). The difference of their arrival-to-answer times is
- * what the SDK transport costs by itself over a plain answer of the same rows: svc's own share of
- * an MCP read can be no smaller than that over its HTTP read.
+ * what the SDK transport costs by itself over a plain answer of the same rows, which svc's MCP read
+ * pays on top of what its HTTP read pays. An indication, not a bound: this process idles between
+ * calls while svc's serves the other sides too, so it runs colder than svc.
  *
  * Runs in its own process: `serve-child.js mcp-floor <answers.json>` (`FloorAnswers`).
  */
@@ -70,6 +71,10 @@ export async function startMcpFloor(file: string): Promise<{ url: string; close(
 /** One call: the ids of the rows it got. */
 type Call = () => Promise<Array<string | number>>;
 
+/** The ids of an answer's rows (none when `rows` is not a list). */
+export const rowIds = (rows: unknown): Array<string | number> =>
+  Array.isArray(rows) ? rows.map((r: { id: string | number }) => r.id) : [];
+
 /**
  * The two floor calls against a floor server at `url`: the `tools/call` (plain `fetch`, on an MCP
  * session opened here) and the HTTP read (`program` as text/plain), answered as the `mcp`
@@ -104,7 +109,6 @@ export async function floorCalls(url: string, program: string): Promise<{ mcp: C
     })
   ).text();
   let id = 0;
-  const ids = (rows: unknown) => (Array.isArray(rows) ? rows.map((r: { id: string | number }) => r.id) : []);
   return {
     mcp: async () => {
       const res = await fetch(`${url}/mcp`, {
@@ -113,7 +117,7 @@ export async function floorCalls(url: string, program: string): Promise<{ mcp: C
         body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'svc' } }),
       });
       const m = JSON.parse(await res.text()) as { result?: CallToolResult };
-      return ids((m.result?.structuredContent as { rows?: unknown } | undefined)?.rows);
+      return rowIds((m.result?.structuredContent as { rows?: unknown } | undefined)?.rows);
     },
     http: async () => {
       const res = await fetch(`${url}/plain`, {
@@ -121,7 +125,7 @@ export async function floorCalls(url: string, program: string): Promise<{ mcp: C
         headers: { 'content-type': 'text/plain', accept: 'application/json' },
         body: program,
       });
-      return ids(((await res.json()) as { rows?: unknown }).rows);
+      return rowIds(((await res.json()) as { rows?: unknown }).rows);
     },
   };
 }

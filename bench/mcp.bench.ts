@@ -15,21 +15,21 @@
  *   - `health`: `GET /v1/health`, the HTTP floor of the same server;
  *   - `floor-mcp` / `floor-http`: svc's two answers, fixed, from a server without svc's code
  *     (`mcp-floor.ts`): through the SDK's transport and svc's web adapter / from plain node:http.
- *     Their difference is what the SDK transport alone adds to a read of these rows.
+ *     Their difference is about what the SDK transport alone adds to a read of these rows.
  * Every side runs in blocks of BLOCK calls, in rounds (the order reversed every other round), so
  * all sides see the same machine. Targets: MCP (SDK client) adds under 1.5 ms to the p50 of direct;
  * svc's own share of the MCP read is at most 0.3 ms more than of the HTTP read.
  * `SVC_BENCH_BASELINE=<dir>`: an A/B against svc of another build, see `mcp-baseline.ts`.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { baselineMetrics, ownShare } from './mcp-baseline.js';
-import { floorCalls, type FloorAnswers } from './mcp-floor.js';
+import { floorCalls, rowIds, type FloorAnswers } from './mcp-floor.js';
 import { median, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
 import { cpuMs, startChild, type Child } from './processes.js';
 
@@ -110,9 +110,6 @@ async function connect(url: string): Promise<{ client: Client; transport: Stream
   await client.connect(transport);
   return { client, transport };
 }
-
-const rowIds = (rows: unknown): Array<string | number> =>
-  Array.isArray(rows) ? rows.map((r: { id: string | number }) => r.id) : [];
 
 interface Prepared {
   calls: Record<Exclude<Side, Floor>, Call>;
