@@ -32,6 +32,8 @@ export class MemorySessionRepository implements SessionRepository {
   private readonly byTenant = new Map<string, Map<string, SessionState>>();
   /** Logical session refs -> the key text of their session. */
   private readonly logical = new Map<string, string>();
+  /** The key text of the session created or used last: already last in both LRU orders. */
+  private newest: string | undefined;
   private readonly limits: RepositoryLimits;
 
   constructor(
@@ -60,6 +62,7 @@ export class MemorySessionRepository implements SessionRepository {
     let t = this.byTenant.get(s.tenant);
     if (!t) this.byTenant.set(s.tenant, (t = new Map<string, SessionState>()));
     t.set(k, s);
+    this.newest = k;
     return s;
   }
 
@@ -119,6 +122,8 @@ export class MemorySessionRepository implements SessionRepository {
       return undefined;
     }
     s.last_used = now;
+    if (k === this.newest) return s; // a session used again in a row: its place is right
+    this.newest = k;
     this.sessions.delete(k);
     this.sessions.set(k, s);
     const t = this.byTenant.get(s.tenant)!;
@@ -138,6 +143,7 @@ export class MemorySessionRepository implements SessionRepository {
   }
 
   private drop(k: string, s: SessionState): void {
+    if (k === this.newest) this.newest = undefined;
     this.sessions.delete(k);
     for (const ref of s.logical) this.logical.delete(ref);
     const t = this.byTenant.get(s.tenant);

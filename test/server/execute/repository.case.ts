@@ -189,6 +189,25 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
     t.ok((await repo.create(init('globex'))).session, 'another tenant still opens sessions');
   });
 
+  t.test(`${name}: sessions used several times in a row keep their order of last use`, async (t) => {
+    for (const [uses, stays] of [
+      ['aabbaa', 'a'],
+      ['abbbaab', 'b'],
+    ] as const) {
+      const repo = await open(t, { maxSessionsPerTenant: 2, maxSessions: 100 });
+      const keys = { a: await repo.create(init('acme')), b: await repo.create(init('acme')) };
+      for (const u of uses) {
+        clock += 1;
+        await repo.get(keys[u as 'a' | 'b']);
+      }
+      clock += 1;
+      await repo.create(init('acme')); // the tenant's cap: its least recently used session goes
+      const gone = stays === 'a' ? 'b' : 'a';
+      t.ok(await repo.get(keys[stays]), `${uses}: ${stays}, used last, stays`);
+      t.equal(await repo.get(keys[gone]), undefined, `${uses}: ${gone} went`);
+    }
+  });
+
   t.test(`${name}: the global cap is a last resort across tenants`, async (t) => {
     const repo = await open(t, { maxSessionsPerTenant: 100, maxSessions: 2 });
     const a = await repo.create(init('a'));
