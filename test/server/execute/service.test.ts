@@ -13,6 +13,7 @@ import { MemoryArtifactStore } from '../../../runtime/artifacts/index.js';
 import { MemorySessionRepository } from '../../../server/execute/memory-repository.js';
 import type { OpEvent } from '../../../server/execute/operations.js';
 import { ExecuteService } from '../../../server/execute/service.js';
+import { SESSION_HOLDS } from '../../../server/execute/state.js';
 
 const vendor = await startDemoVendor();
 t.teardown(() => vendor.close());
@@ -111,4 +112,21 @@ t.test('hints speak in program forms, never routes or query parameters', async (
     .catch((e: unknown) => e);
   t.equal((other as SvcFailure).errors[0]!.code, 'forbidden');
   t.notMatch((other as SvcFailure).errors[0]!.hint!, /POST|\/execute/);
+});
+
+t.test('a session lists its last runs, the oldest dropped first past the cap', async (t) => {
+  const s = await session();
+  const ids: string[] = [];
+  for (let i = 0; i < SESSION_HOLDS.maxRuns + 3; i++) {
+    const o = await service.program(s, { ...run, program: 'e1[id]' });
+    t.same(o.errors, [], `run ${i}`);
+    ids.push(String(o.meta.run_id));
+  }
+  const runs = (await service.find(s, 'acme')).session.runs;
+  t.equal(runs.length, SESSION_HOLDS.maxRuns, 'as many as the session holds');
+  t.same(
+    runs.map((r) => r.run_id),
+    ids.slice(3),
+    'the newest, in the order they ran',
+  );
 });
