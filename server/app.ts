@@ -213,7 +213,8 @@ export class SvcApp {
       if (isProtected(m.pattern)) {
         const p = await this.auth.authenticate(req.headers);
         if (!('method' in p)) return answerErrors(req, res, url, [p], { 'www-authenticate': wwwAuthenticate(p) });
-        this.principals.set(req, p);
+        // Anonymous is what `principal()` answers for a request not in the map: no WeakMap entry.
+        if (p !== ANONYMOUS) this.principals.set(req, p);
       }
       await m.handler(req, res, m.params, url);
     } catch (e) {
