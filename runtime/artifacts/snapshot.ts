@@ -101,7 +101,8 @@ export function ownerOf(s: RunSnapshot): string | undefined {
 
 export interface SnapshotExtra {
   program?: string;
-  startedAt: Date;
+  /** When the run started: a Date, or its ISO 8601 text when the caller formatted it already. */
+  startedAt: Date | string;
   session?: SnapshotSession;
 }
 
@@ -145,7 +146,7 @@ export function snapshotOf(plan: Plan, commitId: string, run: RunResult, extra: 
     status: run.status,
     steps,
     returns: run.returns.map((r) => r.step),
-    started_at: extra.startedAt.toISOString(),
+    started_at: typeof extra.startedAt === 'string' ? extra.startedAt : extra.startedAt.toISOString(),
     elapsed_ms: run.elapsed_ms,
   };
   if (run.errors.length) {
