@@ -7,6 +7,7 @@
  * on a 401; a rotated refresh token is handed to `onRotate` (the server writes it back).
  */
 import { svcError, type SvcError } from '../common/errors.js';
+import type { CancelSignal } from './cancel.js';
 import type { OutboundAuth } from '../pack/cgs.js';
 import { clientCredentials, refreshGrant, TokenError, type Token, type TokenClient } from './credentials/oauth.js';
 import { secretNames, sourceOf, type Env, type Source } from './credentials/source.js';
@@ -52,7 +53,7 @@ type Sending = Exclude<OutboundAuth, { scheme: 'none' }>;
 const TOKEN_TIMEOUT_MS = 30_000;
 
 /** `p`, or the abort of `signal` if that comes first (`p` goes on for its other waiters). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+function untilAborted<T>(p: Promise<T>, signal: CancelSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as Error);
@@ -138,7 +139,7 @@ export class AuthResolver {
   }
 
   /** Add the credential to `req` (headers or query); the bearer token sent, when there is one. */
-  async apply(source: Source, auth: Sending, req: HttpRequest, signal?: AbortSignal): Promise<string | undefined> {
+  async apply(source: Source, auth: Sending, req: HttpRequest, signal?: CancelSignal): Promise<string | undefined> {
     const c = source.cred;
     switch (c.scheme) {
       case 'api_key':
@@ -222,7 +223,7 @@ export class AuthResolver {
     return r && (r.to === c.refresh_token || r.from.includes(c.refresh_token)) ? r.to : c.refresh_token;
   }
 
-  private async token(source: Source, auth: Sending, signal?: AbortSignal): Promise<Token> {
+  private async token(source: Source, auth: Sending, signal?: CancelSignal): Promise<Token> {
     const cached = this.tokens.get(source.key);
     if (cached && cached.expiresAt > this.now()) return cached;
     let p = this.inflight.get(source.key);

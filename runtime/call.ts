@@ -4,6 +4,7 @@
  * Never throws for a vendor failure; the error it returns carries no secret and no query string.
  */
 import { svcError, type ErrorCode, type SvcError } from '../common/errors.js';
+import type { CancelSignal } from './cancel.js';
 import type { Capability } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { type AuthResolver, TokenError } from './auth.js';
@@ -52,7 +53,7 @@ export async function callVendor(
   cap: Capability,
   req: HttpRequest,
   idempotent: boolean,
-  signal: AbortSignal,
+  signal: CancelSignal,
 ): Promise<CallResult> {
   const what = `${cap.http.method} ${cap.http.path}`;
   let attempts = 0;
@@ -155,7 +156,7 @@ export async function callVendor(
  * one timer, released by `done()` (cheaper than AbortSignal.timeout + AbortSignal.any per call).
  */
 function attemptSignal(
-  parent: AbortSignal,
+  parent: CancelSignal,
   timeoutMs: number,
 ): { signal: AbortSignal; timedOut(): boolean; done(): void } {
   const c = new AbortController();
@@ -177,7 +178,7 @@ function attemptSignal(
   };
 }
 
-function abortError(signal: AbortSignal, what: string): SvcError {
+function abortError(signal: CancelSignal, what: string): SvcError {
   const reason = signal.reason instanceof RunAbort ? signal.reason : undefined;
   return reason?.code === 'deadline_exceeded'
     ? svcError('deadline_exceeded', `the run passed its deadline during ${what}`, { hint: reason.hint })

@@ -6,7 +6,7 @@ import { svcError, type SvcError } from '../common/errors.js';
 import type { Entity } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 import { RunAbort } from './call.js';
-import { cancelledBy } from './cancel.js';
+import { Cancel, cancelledBy } from './cancel.js';
 import { project, type Row } from './decode.js';
 import { budgetOf, callContext, credentialProblem, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
 import { fetchRows, type Fetched, type PageState } from './fetch-rows.js';
@@ -36,7 +36,7 @@ export async function continuePage(
   const missing = credentialProblem(ctx, entry);
   if (missing) return { rows: [], error: missing };
   if (state.last && !state.buffer?.length) return { rows: [] };
-  const controller = new AbortController();
+  const controller = new Cancel();
   const timer = setTimeout(
     () => controller.abort(new RunAbort('deadline_exceeded')),
     opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs,
@@ -52,7 +52,7 @@ export async function continuePage(
       entry: (api: string) => registry.get(api),
       api: state.api,
       limit: limiter(RUNTIME_DEFAULTS.concurrency),
-      signal: controller.signal,
+      signal: controller,
       ...(budget ? { budget } : {}),
     };
     return (await attachNests(nc, rows, state.nest)).error;
@@ -74,7 +74,7 @@ export async function continuePage(
       size: state.size,
       fetchedBefore: state.fetched,
       ...(state.sort ? { sort: state.sort } : {}),
-      signal: controller.signal,
+      signal: controller,
       ...(budget ? { budget } : {}),
     });
     if (!f.error) {

@@ -6,6 +6,7 @@ import type { SvcError } from '../common/errors.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { AuthResolver, type Env } from './auth.js';
 import type { CallContext } from './call.js';
+import type { CancelSignal } from './cancel.js';
 import { NO_CALLER, type Caller } from './credentials/types.js';
 import type { GraphView } from './graph.js';
 import type { CallBudget } from './fetch-rows.js';
@@ -17,9 +18,9 @@ export interface ExecuteOptions {
   /** Writes run only when the caller says the plan was accepted (review is the server's job). */
   accepted?: boolean;
   /** Cancels the run (the caller's: a client gone, a cancel). */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** Cancels the run too (the server's shutdown): a second signal, without `AbortSignal.any` per run. */
-  stop?: AbortSignal;
+  stop?: CancelSignal;
   /** Overall deadline of the run in ms (default 60 000). */
   deadlineMs?: number;
   /** A background run (wait=false): its `deadline_exceeded` does not suggest running in the background. */

@@ -3,6 +3,7 @@
  * continuation (`PageState`) when more pages exist. The vendor cursor stays inside the state.
  */
 import { svcError, type SvcError } from '../common/errors.js';
+import type { CancelSignal } from './cancel.js';
 import type { PlanNest, PlanSort, PlanStep } from '../compiler/plan.js';
 import type { Capability, Entity } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
@@ -64,7 +65,7 @@ export interface FetchOptions {
   fetchedBefore?: number;
   /** Fixed page size (continuations keep the size of the first request). */
   size?: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
   onPage?: (rows: number, pages: number, calls: number) => void;
   /** When set, no request is sent once it is used up: the fetch ends with `call_budget_exceeded`. */
   budget?: CallBudget;

@@ -4,6 +4,7 @@
  * and decoding, so tests and benchmarks can swap this for another `HttpClient`.
  */
 import { Pool, util } from 'undici';
+import type { CancelSignal } from './cancel.js';
 import type { ClientTls } from './credentials/types.js';
 
 export interface HttpRequest {
@@ -36,7 +37,7 @@ export class RequestTimeout extends Error {
 }
 
 export interface RequestOptions {
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   maxBodyBytes: number;
   /** Clients with `timeouts: true` end the request after this long with `RequestTimeout`. */
   timeoutMs?: number;
@@ -143,7 +144,7 @@ class Collect {
     private readonly resolve: (r: HttpResponse) => void,
     private readonly reject: (e: unknown) => void,
     private readonly maxBodyBytes: number,
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: CancelSignal | undefined,
     timeoutMs: number | undefined,
   ) {
     if (timeoutMs !== undefined) this.timer = setTimeout(Collect.timedOut, timeoutMs, this, timeoutMs);

@@ -5,6 +5,7 @@
  * reference (the related row answers 404) attaches null. Never throws for a vendor failure.
  */
 import { canonicalJson } from '../common/canonical.js';
+import type { CancelSignal } from './cancel.js';
 import { svcError, type SvcError } from '../common/errors.js';
 import type { PlanNest } from '../compiler/plan.js';
 import type { JsonValue } from '../pack/cgs.js';
@@ -23,7 +24,7 @@ export interface NestContext {
   entry: (api: string) => RegistryEntry | undefined;
   api: string;
   limit: Limiter;
-  signal: AbortSignal;
+  signal: CancelSignal;
   budget?: CallBudget;
 }
 

@@ -1,4 +1,5 @@
 /** Retry policy for idempotent reads: which failures retry, and how long to wait (pure). */
+import type { CancelSignal } from './cancel.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -50,7 +51,7 @@ export function backoffMs(
 }
 
 /** Sleep that ends early (rejecting) when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: CancelSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
     const timer = setTimeout(() => {
@@ -66,6 +67,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** The reason a signal aborted, as an Error (a RunAbort, a DOMException, or one made for it). */
-function abortReason(signal: AbortSignal): Error {
+function abortReason(signal: CancelSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
 }

@@ -7,7 +7,7 @@ import { svcError, type SvcError } from '../common/errors.js';
 import type { Registry, RegistryEntry } from '../pack/registry.js';
 import type { Plan, PlanStep } from '../compiler/plan.js';
 import { BACKGROUND_DEADLINE_HINT, DEADLINE_HINT, RunAbort, type CallContext } from './call.js';
-import { cancelledBy } from './cancel.js';
+import { Cancel, cancelledBy } from './cancel.js';
 import { project, type Row } from './decode.js';
 import { budgetOf, RUNTIME_DEFAULTS, type ExecuteOptions } from './execute-options.js';
 import { fetchRows, pageState, type CallBudget, type FetchOptions, type PageState } from './fetch-rows.js';
@@ -23,7 +23,8 @@ import { GraphFetch } from './graph-fetch.js';
 /** One execution of a checked plan (`executePlan` builds it after its checks); `execute()` answers the RunResult. */
 export class Run {
   private readonly results = new Map<string, StepResult>();
-  private readonly controller = new AbortController();
+  /** Aborted by the caller, shutdown or the deadline; what the run's calls listen to. */
+  private readonly cancel = new Cancel();
   /** Progress events, coalesced; none are built when nobody listens (a waited HTTP read). */
   private readonly progress: ReturnType<typeof coalesceProgress> | undefined;
   private readonly limit: Limiter;
@@ -51,10 +52,10 @@ export class Run {
   }
 
   async execute(): Promise<RunResult> {
-    const detach = cancelledBy(this.controller, this.opts);
+    const detach = cancelledBy(this.cancel, this.opts);
     const deadline = setTimeout(
       () =>
-        this.controller.abort(
+        this.cancel.abort(
           new RunAbort('deadline_exceeded', this.opts.background ? BACKGROUND_DEADLINE_HINT : DEADLINE_HINT),
         ),
       this.opts.deadlineMs ?? RUNTIME_DEFAULTS.deadlineMs,
@@ -82,7 +83,7 @@ export class Run {
         if (!waiting.has(s.id)) continue;
         const deps = s.depends_on.map((d) => this.results.get(d));
         const ended = deps.every((d) => d) || deps.some((d) => d && d.status !== 'done');
-        if (!ended && !this.controller.signal.aborted) continue;
+        if (!ended && !this.cancel.aborted) continue;
         waiting.delete(s.id);
         const started = this.begin(s, deps);
         if (started)
@@ -101,8 +102,8 @@ export class Run {
    * or skipped after a failed dependency, or started (its promise).
    */
   private begin(s: PlanStep, deps: Array<StepResult | undefined>): Promise<void> | undefined {
-    if (this.controller.signal.aborted) {
-      const reason = this.controller.signal.reason instanceof RunAbort ? this.controller.signal.reason : undefined;
+    if (this.cancel.aborted) {
+      const reason = this.cancel.reason instanceof RunAbort ? this.cancel.reason : undefined;
       this.record(
         s,
         reason?.code === 'deadline_exceeded'
@@ -177,7 +178,7 @@ export class Run {
     const one = async (values: Values, i: number): Promise<void> => {
       if (error) return;
       const f = await this.graph.fetch(s, cap, values, () => {
-        const opts: FetchOptions = { signal: this.controller.signal };
+        const opts: FetchOptions = { signal: this.cancel };
         const progress = this.progress;
         if (progress)
           opts.onPage = (n, p, c) =>
@@ -239,7 +240,7 @@ export class Run {
       entry: (api) => this.entries.get(api),
       api: s.api,
       limit: this.limit,
-      signal: this.controller.signal,
+      signal: this.cancel,
       ...(this.budget ? { budget: this.budget } : {}),
     };
   }
@@ -271,7 +272,7 @@ export class Run {
       if (r.done) out.done = r.done;
       return out;
     });
-    const aborted = this.controller.signal.reason instanceof RunAbort ? this.controller.signal.reason.code : undefined;
+    const aborted = this.cancel.reason instanceof RunAbort ? this.cancel.reason.code : undefined;
     const status: RunStatus = aborted === 'cancelled' ? 'cancelled' : errors.length ? 'failed' : 'succeeded';
     const elapsed = this.elapsed();
     this.progress?.push({

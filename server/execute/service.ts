@@ -11,6 +11,8 @@ import { quote } from '../../common/quote.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
 import type { Plan, Review } from '../../compiler/plan.js';
 import type { AuthResolver } from '../../runtime/auth.js';
+import { RunAbort } from '../../runtime/call.js';
+import { Cancel } from '../../runtime/cancel.js';
 import { executePlan, type ExecuteOptions } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
 import { WriteBehindStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
@@ -60,7 +62,7 @@ export class ExecuteService {
   /** Runtime options of every run, with the outbound credentials resolver they share. */
   private readonly runtime: ExecuteOptions & { auth: AuthResolver };
   /** Aborted at shutdown: synchronous runs still going are cancelled with it. */
-  private readonly stopping = new AbortController();
+  private readonly stopping = new Cancel();
   /** The run artifacts: a clean read's is written after its answer (`putLater`). */
   readonly artifacts: WriteBehindStore;
 
@@ -225,7 +227,7 @@ export class ExecuteService {
     // the caller's and shutdown's, rather than an `AbortSignal.any` of them for every MCP call.
     const opts: ExecuteOptions = Object.assign({}, this.runtime, runOptions(how), {
       signal: req.signal,
-      stop: this.stopping.signal,
+      stop: this.stopping,
     });
     if (req.onProgress) opts.onProgress = req.onProgress;
     if (req.confirm) Object.assign(opts, confirmingHttp(this.runtime.http, req.confirm));
@@ -254,7 +256,7 @@ export class ExecuteService {
   /** A continuation (continuation.ts); a page fetch stops when the request's signal aborts (or at shutdown). */
   private continuation(s: SessionState, c: ContinuationStmt, req: ContinueRequest = {}): Promise<Outcome> {
     const { registry, sessions: repo } = this.deps;
-    const runtime = Object.assign({}, this.runtime, { stop: this.stopping.signal });
+    const runtime = Object.assign({}, this.runtime, { stop: this.stopping });
     return runContinuation({ registry, repo, runtime, background: this.background }, s, c, req);
   }
 
@@ -286,7 +288,7 @@ export class ExecuteService {
    * give the cancellations `settleMs` to store what they did.
    */
   async cancelAll(settleMs: number): Promise<void> {
-    this.stopping.abort();
+    this.stopping.abort(new RunAbort('cancelled'));
     await this.background.cancelAll(settleMs);
     await Promise.race([this.backgroundHttp.close(), new Promise<void>((r) => setTimeout(r, settleMs).unref())]);
   }
