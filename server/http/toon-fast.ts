@@ -56,18 +56,29 @@ function rowsText(key: string, rows: unknown[]): string | undefined {
   for (const row of rows) {
     if (row === null || typeof row !== 'object' || Array.isArray(row) || !isPlain(row)) return undefined;
     const r = row as Record<string, unknown>;
-    if (r !== first && Object.keys(r).length !== fields.length) return undefined;
+    if (r !== first && keyCount(r) !== fields.length) return undefined;
     let line = '\n  ';
     for (let i = 0; i < fields.length; i++) {
-      const f = fields[i]!;
-      if (!Object.hasOwn(r, f)) return undefined;
-      const p = primitive(r[f]);
+      // A field the row lacks reads as undefined (or as a non-primitive of Object.prototype):
+      // no text, so the library decides. An enumerable key added to Object.prototype is counted
+      // by keyCount, so such rows go to the library too.
+      const p = primitive(r[fields[i]!]);
       if (p === undefined) return undefined;
       line += i ? ',' + p : p;
     }
     out += line;
   }
   return out;
+}
+
+/**
+ * The enumerable string keys of a plain object, own and inherited: `Object.keys(o).length`
+ * unless Object.prototype has enumerable keys, without the array (V8 walks its enum cache).
+ */
+function keyCount(o: object): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
 }
 
 function isPlain(o: object): boolean {

@@ -202,3 +202,57 @@ t.test('other shapes and values go to the library, which gives the same text', a
   t.throws(() => toonEncode({ rows: [{ ['k\ude00']: 1 }] }), TypeError);
   t.equal(fastEncode({ s: 'pair \ud83d\ude00' }), encode({ s: 'pair \ud83d\ude00' }), 'a surrogate pair is text');
 });
+
+t.test('rows told apart by their keys alone: a missing field, an inherited name, a polluted prototype', async (t) => {
+  const cases: Array<Record<string, unknown>> = [
+    {
+      rows: [
+        { id: 1, a: 2 },
+        { id: 2, b: 3 },
+      ],
+    },
+    {
+      rows: [
+        { id: 1, toString: 'x' },
+        { id: 2, other: 3 },
+      ],
+    },
+    {
+      rows: [
+        { id: 1, constructor: 2 },
+        { id: 2, valueOf: 3 },
+      ],
+    },
+    { rows: [{ id: 1 }, Object.assign(Object.create(null) as object, { id: 2 })] },
+  ];
+  for (const c of cases) t.equal(toonEncode(c), encode(c), JSON.stringify(c));
+  t.equal(fastEncode(cases[0]!), undefined, 'a row without a field of the first goes to the library');
+  t.equal(fastEncode(cases[1]!), undefined, 'so does one whose missing field Object.prototype has');
+  const proto = Object.prototype as Record<string, unknown>;
+  // A row without `name` would read the inherited one: it has to be counted as a key of its own.
+  proto.name = 'inherited';
+  try {
+    const v = {
+      rows: [
+        { id: 1, name: 'a' },
+        { id: 2, other: 'b' },
+        { id: 3, name: 'c' },
+      ],
+    };
+    t.equal(
+      fastEncode(v),
+      undefined,
+      'with an enumerable key on Object.prototype, rows after the first go to the library',
+    );
+    t.equal(toonEncode(v), encode(v));
+  } finally {
+    delete proto.name;
+  }
+  const v = {
+    rows: [
+      { id: 1, name: 'a' },
+      { name: 'b', id: 2 },
+    ],
+  };
+  t.equal(fastEncode(v), encode(v), 'the same keys in another order are one table');
+});
