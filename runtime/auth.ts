@@ -54,9 +54,9 @@ const TOKEN_TIMEOUT_MS = 30_000;
 
 /** `p`, or the abort of `signal` if that comes first (`p` goes on for its other waiters). */
 function untilAborted<T>(p: Promise<T>, signal: CancelSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
+    const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
