@@ -7,7 +7,7 @@
  * on a 401; a rotated refresh token is handed to `onRotate` (the server writes it back).
  */
 import { svcError, type SvcError } from '../common/errors.js';
-import type { CancelSignal } from './cancel.js';
+import { abortReason, type CancelSignal } from './signal.js';
 import type { OutboundAuth } from '../pack/cgs.js';
 import { clientCredentials, refreshGrant, TokenError, type Token, type TokenClient } from './credentials/oauth.js';
 import { secretNames, sourceOf, type Env, type Source } from './credentials/source.js';
@@ -54,9 +54,9 @@ const TOKEN_TIMEOUT_MS = 30_000;
 
 /** `p`, or the abort of `signal` if that comes first (`p` goes on for its other waiters). */
 function untilAborted<T>(p: Promise<T>, signal: CancelSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) return Promise.reject(abortReason(signal));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => reject(abortReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

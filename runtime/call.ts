@@ -4,7 +4,7 @@
  * Never throws for a vendor failure; the error it returns carries no secret and no query string.
  */
 import { svcError, type ErrorCode, type SvcError } from '../common/errors.js';
-import type { CancelSignal } from './cancel.js';
+import type { CancelSignal } from './signal.js';
 import type { Capability } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { type AuthResolver, TokenError } from './auth.js';

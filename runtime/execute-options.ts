@@ -6,7 +6,7 @@ import type { SvcError } from '../common/errors.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { AuthResolver, type Env } from './auth.js';
 import type { CallContext } from './call.js';
-import type { CancelSignal } from './cancel.js';
+import type { CancelSignal } from './signal.js';
 import { NO_CALLER, type Caller } from './credentials/types.js';
 import type { GraphView } from './graph.js';
 import type { CallBudget } from './fetch-rows.js';

@@ -3,7 +3,7 @@
  * continuation (`PageState`) when more pages exist. The vendor cursor stays inside the state.
  */
 import { svcError, type SvcError } from '../common/errors.js';
-import type { CancelSignal } from './cancel.js';
+import type { CancelSignal } from './signal.js';
 import type { PlanNest, PlanSort, PlanStep } from '../compiler/plan.js';
 import type { Capability, Entity } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';

@@ -4,7 +4,7 @@
  * and decoding, so tests and benchmarks can swap this for another `HttpClient`.
  */
 import { Pool, util } from 'undici';
-import type { CancelSignal } from './cancel.js';
+import type { CancelSignal } from './signal.js';
 import type { ClientTls } from './credentials/types.js';
 
 export interface HttpRequest {

@@ -5,7 +5,7 @@
  * reference (the related row answers 404) attaches null. Never throws for a vendor failure.
  */
 import { canonicalJson } from '../common/canonical.js';
-import type { CancelSignal } from './cancel.js';
+import type { CancelSignal } from './signal.js';
 import { svcError, type SvcError } from '../common/errors.js';
 import type { PlanNest } from '../compiler/plan.js';
 import type { JsonValue } from '../pack/cgs.js';

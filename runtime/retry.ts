@@ -1,5 +1,5 @@
 /** Retry policy for idempotent reads: which failures retry, and how long to wait (pure). */
-import type { CancelSignal } from './cancel.js';
+import { abortReason, type CancelSignal } from './signal.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -64,9 +64,4 @@ export function sleep(ms: number, signal?: CancelSignal): Promise<void> {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** The reason a signal aborted, as an Error (a RunAbort, a DOMException, or one made for it). */
-function abortReason(signal: CancelSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
 }

@@ -12,7 +12,7 @@ import type { ContinuationStmt } from '../../compiler/ast.js';
 import type { Plan, Review } from '../../compiler/plan.js';
 import type { AuthResolver } from '../../runtime/auth.js';
 import { RunAbort } from '../../runtime/call.js';
-import { Cancel } from '../../runtime/cancel.js';
+import { Cancel } from '../../runtime/signal.js';
 import { executePlan, type ExecuteOptions } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
 import { WriteBehindStore, type RunSnapshot } from '../../runtime/artifacts/index.js';

@@ -4,7 +4,8 @@
  */
 import t from 'tap';
 import { RunAbort } from '../../runtime/call.js';
-import { Cancel, cancelledBy, type AbortListener, type CancelSignal } from '../../runtime/cancel.js';
+import { cancelledBy } from '../../runtime/cancel.js';
+import { Cancel, type AbortListener, type CancelSignal } from '../../runtime/signal.js';
 import { sleep } from '../../runtime/retry.js';
 
 /** What happens to a listener of each kind on `make()`'s signal, as a list of lines. */
