@@ -15,16 +15,17 @@ import type { Values } from './request.js';
 export class GraphFetch {
   /** The session's graph (rows of earlier runs, used when seen at or after its `since`). */
   private readonly view: GraphView | undefined;
+  // The four below are made when first needed: a one-step read of a list needs none of them.
   /** This run's own rows: always used (whatever the session's max age). */
-  private readonly own = new RowGraph(Infinity);
-  private readonly inflight = new Map<string, Promise<Fetched>>();
+  private own: RowGraph | undefined;
+  private inflight: Map<string, Promise<Fetched>> | undefined;
   private readonly off: boolean;
   /** Whether a read's rows may serve a later fetch of this run: there is a later step or a nest. */
   private readonly keepOwn: boolean;
   /** Rows this run was handed without a vendor call: never seen again as fetched (nor made whole, nor younger). */
-  private readonly handed = new WeakSet<Row>();
+  private handed: WeakSet<Row> | undefined;
   /** Per step with a projection: the fields its rows must hold (graph.ts `find`). */
-  private readonly needs = new Map<string, string[]>();
+  private needs: Map<string, string[]> | undefined;
 
   constructor(
     view: GraphView | false | undefined,
@@ -50,11 +51,12 @@ export class GraphFetch {
     const fields = this.fields(s);
     const v = this.view;
     const hit =
-      this.own.find('', s.api, cap.entity, id, -Infinity, fields) ??
+      this.own?.find('', s.api, cap.entity, id, -Infinity, fields) ??
       v?.graph.find(v.scope, s.api, cap.entity, id, v.since, fields);
     if (hit) return { rows: [this.hand({ ...hit })], calls: 0, pages: 0, graph: true };
     const key = `${s.api}\0${cap.entity}\0${typeof id}:${String(id)}`;
-    const running = this.inflight.get(key);
+    const inflight = (this.inflight ??= new Map<string, Promise<Fetched>>());
+    const running = inflight.get(key);
     if (running) {
       const f = await running;
       // The calls (and a failure's retries) were the first asker's: a waiter made none.
@@ -62,32 +64,34 @@ export class GraphFetch {
       return { rows: f.rows.map((r) => this.hand({ ...r })), calls: 0, pages: 0, graph: true };
     }
     const p = fetch();
-    this.inflight.set(key, p);
+    inflight.set(key, p);
     return p;
   }
 
   /** A write is about to run (and has run): the session forgets the rows of its entity. */
   written(s: PlanStep, cap: Capability): void {
     if (!WRITE_KINDS.has(cap.kind)) return;
-    this.own.forget('', s.api, cap.entity);
+    this.own?.forget('', s.api, cap.entity);
     this.view?.graph.forget(this.view.scope, s.api, cap.entity);
     const prefix = `${s.api}\0${cap.entity}\0`;
-    for (const k of [...this.inflight.keys()]) if (k.startsWith(prefix)) this.inflight.delete(k);
+    const inflight = this.inflight;
+    if (inflight) for (const k of [...inflight.keys()]) if (k.startsWith(prefix)) inflight.delete(k);
   }
 
   /** A read's rows (before nests are attached), kept when their entity has a get by id alone. */
   read(s: PlanStep, cap: Capability, entity: Entity, rows: readonly Row[]): void {
     if (this.off || (!this.keepOwn && !this.view) || !READ_KINDS.has(cap.kind) || !rows.length) return;
     if (!keyable(this.registry, s.api, entity.name)) return;
-    const copies = rows.filter((r) => !this.handed.has(r)).map((r) => ({ ...r }));
+    const handed = this.handed;
+    const copies = (handed ? rows.filter((r) => !handed.has(r)) : rows).map((r) => ({ ...r }));
     if (!copies.length) return;
     const at = this.now();
-    if (this.keepOwn) this.own.seen('', s.api, entity, copies, at, cap.kind === 'get');
+    if (this.keepOwn) (this.own ??= new RowGraph(Infinity)).seen('', s.api, entity, copies, at, cap.kind === 'get');
     this.view?.graph.seen(this.view.scope, s.api, entity, copies, at, cap.kind === 'get');
   }
 
   private hand(row: Row): Row {
-    this.handed.add(row);
+    (this.handed ??= new WeakSet<Row>()).add(row);
     return row;
   }
 
@@ -98,14 +102,15 @@ export class GraphFetch {
    */
   private fields(s: PlanStep): string[] | undefined {
     if (!s.projection) return undefined;
-    let f = this.needs.get(s.id);
+    const needs = (this.needs ??= new Map<string, string[]>());
+    let f = needs.get(s.id);
     if (!f) {
       const nested = new Set(s.nest?.map((n) => n.relation));
       const want = new Set(s.projection.filter((x) => !nested.has(x)));
       for (const o of this.plan.steps)
         for (const a of Object.values(o.args)) if ('ref' in a && a.ref.step === s.id) want.add(a.ref.field);
       for (const n of s.nest ?? []) for (const a of Object.values(n.args)) if ('field' in a) want.add(a.field);
-      this.needs.set(s.id, (f = [...want]));
+      needs.set(s.id, (f = [...want]));
     }
     return f;
   }
