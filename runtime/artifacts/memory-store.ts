@@ -60,6 +60,10 @@ export class MemoryArtifactStore implements ArtifactStore {
   }
 
   async write(id: string, json: string, owner?: string): Promise<void> {
+    this.writeNow(id, json, owner);
+  }
+
+  writeNow(id: string, json: string, owner?: string): void {
     if (this.items.has(id)) return;
     this.items.set(id, { json, created: this.now(), owner });
     this.held += json.length;

@@ -21,6 +21,11 @@ export interface ArtifactStore {
    * answer. Unset: `get` checks that the bytes hash to the id (file, S3), so ids are hashes.
    */
   readonly mintsIds?: boolean;
+  /**
+   * `write`, done before it returns (the memory store): `WriteBehindStore` then writes a minted
+   * snapshot without a promise. A store whose writes wait for anything leaves it unset.
+   */
+  writeNow?(id: string, json: string, owner?: string): void;
   /** Store `s` and return its id. */
   put(s: RunSnapshot): Promise<string>;
   /**

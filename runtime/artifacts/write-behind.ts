@@ -3,8 +3,9 @@
  * answers the snapshot's id at once, and the write completes after the answer. In front of a store
  * that checks ids against content (file, S3) the id is the hash, so the snapshot is serialized
  * first; in front of one that does not (memory) the id is minted, and the snapshot is built,
- * serialized and written after the answers of this turn of the event loop.
- * Reading an id whose write is still in flight waits for it; a failed write is logged and counted
+ * serialized and written after the answers of this turn of the event loop (at once by a store that
+ * writes at once, `writeNow`: no promise per read). Reading an id not built yet builds it then;
+ * reading one whose write is still in flight waits for it; a failed write is logged and counted
  * (`stats().failed_writes`, shown by `/v1/health`), and its id then reads as absent.
  */
 import { sha256Hex } from '../../common/canonical.js';
@@ -13,11 +14,12 @@ import { mintArtifactId, ownerOf, snapshotJson, type RunSnapshot } from './snaps
 import type { ArtifactStore, StoreStats } from './store.js';
 
 export class WriteBehindStore implements ArtifactStore {
-  /** Writes started by `putLater` and not settled, by id. */
+  /** Writes started and not settled, by id. */
   private readonly pending = new Map<string, Promise<void>>();
+  /** Minted snapshots waiting for this turn's answers to go out, by id: one immediate builds them all. */
+  private readonly queued = new Map<string, () => RunSnapshot>();
+  private scheduled = false;
   private failed = 0;
-  /** Minted writes waiting for the turn's answers to go out: one immediate for all of them. */
-  private queued: Array<() => void> = [];
 
   constructor(
     readonly inner: ArtifactStore,
@@ -33,55 +35,71 @@ export class WriteBehindStore implements ArtifactStore {
   putLater(make: () => RunSnapshot): string {
     if (this.inner.mintsIds) {
       const id = mintArtifactId();
-      let s: RunSnapshot | undefined;
-      const write = this.afterAnswers().then(() => {
-        s = make();
-        return this.inner.write(id, snapshotJson(s), ownerOf(s));
-      });
-      this.track(id, write, () => s);
+      this.queued.set(id, make);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(this.release);
+      }
       return id;
     }
     const s = make();
     const json = snapshotJson(s);
     const id = 'pr' + sha256Hex(json);
-    if (!this.pending.has(id)) this.track(id, this.inner.write(id, json, ownerOf(s)), () => s);
+    if (!this.pending.has(id)) this.track(id, this.inner.write(id, json, ownerOf(s)), s);
     return id;
   }
 
-  /** Keep `write` as the pending write of `id` until it settles; a failure is logged and counted. */
-  private track(id: string, write: Promise<void>, of: () => RunSnapshot | undefined): void {
-    const tracked = write
-      .catch((e: unknown) => {
-        this.failed++;
-        const o = of()?.session;
-        this.logger?.error(
-          `the run artifact${o ? ` of session ${o.prompt_hash}/${o.session}` : ''} could not be stored`,
-          {
-            run_id: id,
-            error: (e as Error)?.message ?? String(e),
-          },
-        );
-      })
-      .finally(() => this.pending.delete(id));
-    this.pending.set(id, tracked);
+  /**
+   * The check phase of the turn that queued them: after the microtasks that write this turn's
+   * answers (a clean read's whole path from the vendor's answer to `res.end` is one chain of
+   * them), before the next I/O.
+   */
+  private readonly release = (): void => {
+    this.scheduled = false;
+    for (const [id, make] of this.queued) this.start(id, make);
+  };
+
+  /** Build the queued snapshot `id` and write it: in its immediate, or sooner for a read of it. */
+  private start(id: string, make: () => RunSnapshot): void {
+    this.queued.delete(id);
+    let s: RunSnapshot | undefined;
+    try {
+      s = make();
+      const json = snapshotJson(s);
+      // A store that writes at once (memory) needs no promise to wait for.
+      if (this.inner.writeNow) this.inner.writeNow(id, json, ownerOf(s));
+      else this.track(id, this.inner.write(id, json, ownerOf(s)), s);
+    } catch (e) {
+      this.failedWrite(id, s, e);
+    }
   }
 
-  /**
-   * Resolves in the check phase of this turn of the event loop: after the microtasks that write
-   * this turn's answers (a clean read's whole path from the vendor's answer to `res.end` is one
-   * chain of them), before the next I/O.
-   */
-  private afterAnswers(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.queued.push(resolve) === 1) setImmediate(this.release);
+  /** Start `id` now when it is still queued (a read or a delete of it must not wait for its turn). */
+  private startQueued(id: string): void {
+    const make = this.queued.get(id);
+    if (make) this.start(id, make);
+  }
+
+  /** Keep `write` as the pending write of `id` until it settles; a failure is logged and counted. */
+  private track(id: string, write: Promise<void>, s: RunSnapshot): void {
+    const settled = () => {
+      this.pending.delete(id);
+    };
+    const failed = (e: unknown) => {
+      settled();
+      this.failedWrite(id, s, e);
+    };
+    this.pending.set(id, write.then(settled, failed));
+  }
+
+  private failedWrite(id: string, s: RunSnapshot | undefined, e: unknown): void {
+    this.failed++;
+    const o = s?.session;
+    this.logger?.error(`the run artifact${o ? ` of session ${o.prompt_hash}/${o.session}` : ''} could not be stored`, {
+      run_id: id,
+      error: (e as Error)?.message ?? String(e),
     });
   }
-
-  private readonly release = (): void => {
-    const queued = this.queued;
-    this.queued = [];
-    for (const go of queued) go();
-  };
 
   /** Store `s` and answer its id once stored (a failure rejects, as the inner store's does). */
   put(s: RunSnapshot): Promise<string> {
@@ -93,11 +111,13 @@ export class WriteBehindStore implements ArtifactStore {
   }
 
   async get(id: string): Promise<RunSnapshot | undefined> {
+    this.startQueued(id);
     await this.pending.get(id);
     return this.inner.get(id);
   }
 
   async delete(id: string): Promise<boolean> {
+    this.startQueued(id);
     await this.pending.get(id);
     return this.inner.delete(id);
   }
@@ -108,6 +128,7 @@ export class WriteBehindStore implements ArtifactStore {
 
   /** Resolves when every write started so far has settled. */
   async flush(): Promise<void> {
+    this.release();
     while (this.pending.size) await Promise.all(this.pending.values());
   }
 
@@ -117,6 +138,7 @@ export class WriteBehindStore implements ArtifactStore {
   }
 
   stats(): StoreStats {
-    return { ...this.inner.stats(), pending_writes: this.pending.size, failed_writes: this.failed };
+    const pending_writes = this.pending.size + this.queued.size;
+    return { ...this.inner.stats(), pending_writes, failed_writes: this.failed };
   }
 }

@@ -48,6 +48,8 @@ function gatedStore(checksIds = false): {
     stats: () => inner.stats(),
     close: () => inner.close(),
     mintsIds: !checksIds,
+    // Its writes wait for the gate: it does not write at once (as memory's own writeNow does).
+    writeNow: undefined,
   });
   return { store, release: () => open(), fail: (e) => broken(e), writes: () => writes };
 }
@@ -96,8 +98,9 @@ t.test('over the memory store: the id is minted, the snapshot built and written 
   t.equal(store.stats().pending_writes, 2, 'both writes are pending from the start');
   let read: RunSnapshot | undefined | 'waiting' = 'waiting';
   const reading = store.get(id).then((r) => (read = r));
+  t.equal(built, 1, 'a read of an id not built yet builds it at once');
   await new Promise((r) => setImmediate(r));
-  t.equal(built, 2, 'built in the next check phase, one immediate for both');
+  t.equal(built, 2, 'the other is built in the next check phase');
   t.equal(g.writes(), 2);
   t.equal(read, 'waiting', 'the read waits while the write is in flight');
   g.release();
@@ -152,4 +155,31 @@ t.test('put still answers once stored; flush waits for every write', async (t) =
   g.release();
   await flushing;
   for (const id of ids) t.ok(await g.store.get(id), 'both are stored');
+});
+
+t.test('over a store that writes at once (memory): no write is left pending after the immediate', async (t) => {
+  const inner = new MemoryArtifactStore({ retentionSecs: 3600, gcIntervalSecs: 3600 });
+  const store = new WriteBehindStore(inner);
+  t.teardown(() => store.close());
+  let built = 0;
+  const make = (n: number) => () => {
+    built++;
+    return snapshot(n);
+  };
+  const a = store.putLater(make(1));
+  const b = store.putLater(make(2));
+  t.equal(built, 0, 'nothing is built in the turn that answers');
+  t.equal(store.stats().pending_writes, 2, 'both are pending');
+  t.same(await store.get(a), JSON.parse(snapshotJson(snapshot(1))), 'a read of one not built yet answers it');
+  t.equal(inner.size, 1, 'having written it');
+  await new Promise((r) => setImmediate(r));
+  t.equal(built, 2, 'each built once');
+  t.equal(inner.size, 2);
+  t.equal(store.stats().pending_writes, 0, 'written in the immediate: nothing left in flight');
+  t.same(await store.get(b), JSON.parse(snapshotJson(snapshot(2))));
+  const c = store.putLater(make(3));
+  t.equal(await store.delete(c), true, 'a delete of one not built yet deletes it');
+  t.equal(await store.get(c), undefined);
+  await new Promise((r) => setImmediate(r));
+  t.equal(built, 3, 'and it is not built again');
 });
