@@ -211,7 +211,8 @@ export class SvcApp {
         );
       }
       if (isProtected(m.pattern)) {
-        const p = await this.auth.authenticate(req.headers);
+        // Mode off (the default): anonymous, without the await of an async call.
+        const p = this.auth.mode === 'off' ? ANONYMOUS : await this.auth.authenticate(req.headers);
         if (!('method' in p)) return answerErrors(req, res, url, [p], { 'www-authenticate': wwwAuthenticate(p) });
         // Anonymous is what `principal()` answers for a request not in the map: no WeakMap entry.
         if (p !== ANONYMOUS) this.principals.set(req, p);
