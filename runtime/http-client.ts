@@ -4,6 +4,7 @@
  * and decoding, so tests and benchmarks can swap this for another `HttpClient`.
  */
 import { Pool, util } from 'undici';
+import { isPlainTarget } from '../common/request-target.js';
 import type { CancelSignal } from './signal.js';
 import type { ClientTls } from './credentials/types.js';
 
@@ -87,7 +88,7 @@ export class PooledHttpClient implements HttpClient {
     const slash = url.indexOf('/', start);
     const prefix = slash < 0 ? url : url.slice(0, slash);
     const path = slash < 0 ? '/' : url.slice(slash);
-    if (start < 2 || /[?#@\\]/.test(prefix) || !PLAIN_TARGET.test(path) || DOT_SEGMENT.test(path)) {
+    if (start < 2 || /[?#@\\]/.test(prefix) || !isPlainTarget(path)) {
       const u = new URL(url);
       return { origin: u.origin, path: u.pathname + u.search };
     }
@@ -117,11 +118,6 @@ export class PooledHttpClient implements HttpClient {
     await Promise.all(pools.map((p) => p.close()));
   }
 }
-
-/** Request targets kept as they are: unreserved, sub-delims, `:@/?%`. */
-const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/;
-/** `/.` or `/%2e` (a dot segment the URL parser would resolve). */
-const DOT_SEGMENT = /\/(\.|%2e)/i;
 
 /**
  * One vendor answer collected from undici's dispatch handler calls: status, headers (lower-case

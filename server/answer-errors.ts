@@ -5,6 +5,7 @@
  * no secret), and a client that went away gets no answer at all.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestUrl } from '../common/request-target.js';
 import { svcError, SvcFailure, type SvcError } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import { negotiate } from './http/negotiate.js';
@@ -21,7 +22,7 @@ function isExecutePath(pathname: string): boolean {
 export function answerErrors(
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  url: RequestUrl,
   errors: SvcError[],
   headers: Record<string, string> = {},
 ): void {
@@ -36,7 +37,7 @@ export function answerErrors(
 export function answerFailure(
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  url: RequestUrl,
   e: unknown,
   n: number,
   logger: Logger,

@@ -4,6 +4,7 @@
  * answers in answer-errors.ts: no stack trace or secret ever reaches a client.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestUrl, type RequestUrl } from '../common/request-target.js';
 import { svcError, SvcFailure } from '../common/errors.js';
 import type { LoadOptions, Registry } from '../pack/index.js';
 import { SILENT, type Logger } from '../common/log.js';
@@ -180,9 +181,10 @@ export class SvcApp {
 
   /** The request listener. */
   readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    let url: URL;
+    let url: RequestUrl;
     try {
-      url = new URL(req.url ?? '/', 'http://svc.invalid');
+      // A plain target (the common case) is split by hand: no URL parse per request.
+      url = requestUrl(req.url ?? '/', 'http://svc.invalid');
     } catch {
       return sendErrors(res, [
         svcError('not_found', 'malformed request target', { hint: 'see docs/http.md for the routes' }),

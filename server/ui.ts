@@ -6,6 +6,7 @@
  * The page talks to svc through the public HTTP API only.
  */
 import { randomBytes } from 'node:crypto';
+import type { RequestUrl } from '../common/request-target.js';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -134,7 +135,7 @@ export class PlaygroundFiles {
     return this.loading;
   }
 
-  private async page(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  private async page(req: IncomingMessage, res: ServerResponse, url: RequestUrl): Promise<void> {
     const files = await this.files();
     if (!files) throw notFound(url.pathname, 'the playground is not built: run `npm run build`');
     const nonce = randomBytes(16).toString('base64');
@@ -154,7 +155,7 @@ export class PlaygroundFiles {
     );
   }
 
-  private async asset(req: IncomingMessage, res: ServerResponse, name: string, url: URL): Promise<void> {
+  private async asset(req: IncomingMessage, res: ServerResponse, name: string, url: RequestUrl): Promise<void> {
     const files = await this.files();
     const asset = files?.assets.get(name);
     if (!asset) throw notFound(url.pathname);

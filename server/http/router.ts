@@ -3,9 +3,15 @@
  * paths answer 404, known paths with another method 405 with an `Allow` header.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestUrl } from '../../common/request-target.js';
 
 export type Params = Record<string, string>;
-export type Handler = (req: IncomingMessage, res: ServerResponse, params: Params, url: URL) => Promise<void> | void;
+export type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Params,
+  url: RequestUrl,
+) => Promise<void> | void;
 
 interface Route {
   method: string;

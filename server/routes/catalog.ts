@@ -1,5 +1,6 @@
 /** Registry and discovery routes: GET /v1/registry, /v1/registry/:id, tool-model, /v1/discover. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestUrl } from '../../common/request-target.js';
 import { svcError } from '../../common/errors.js';
 import type { Registry, RegistryEntry } from '../../pack/registry.js';
 import { discover, discoverMarkdown } from '../catalog/discover.js';
@@ -28,7 +29,7 @@ export function registryRow(e: RegistryEntry): Record<string, unknown> {
  * Markdown when `format=markdown`, or when Accept prefers it over JSON (q values, wildcards,
  * order; `q=0` refuses). An Accept naming neither still gets JSON.
  */
-export function wantsMarkdown(req: IncomingMessage, url: URL): boolean {
+export function wantsMarkdown(req: IncomingMessage, url: RequestUrl): boolean {
   if (url.searchParams.get('format') === 'markdown') return true;
   return prefersMarkdown(req.headers.accept);
 }

@@ -3,6 +3,7 @@
  * artifacts. They parse input, call the ExecuteService, and render in the negotiated format.
  */
 import type { IncomingMessage } from 'node:http';
+import type { RequestUrl } from '../../common/request-target.js';
 import { svcError, SvcFailure } from '../../common/errors.js';
 import { quote } from '../../common/quote.js';
 import type { ExecuteService, ProgramRequest, Who } from '../execute/service.js';
@@ -69,7 +70,7 @@ function flag(name: string, v: string | null): boolean | undefined {
 const NO_QUERY = new URLSearchParams();
 
 /** mode, wait, force and plan_commit_ref from the query (which wins) or a JSON body (already checked). */
-function runFlags(url: URL, body: Omit<ProgramBody, 'program'>): Omit<ProgramRequest, 'program'> {
+function runFlags(url: RequestUrl, body: Omit<ProgramBody, 'program'>): Omit<ProgramRequest, 'program'> {
   // No query (the common case): no URLSearchParams built for it.
   const q = url.search ? url.searchParams : NO_QUERY;
   const mode = q.get('mode') ?? body.mode ?? 'live';
@@ -98,7 +99,7 @@ function runFlags(url: URL, body: Omit<ProgramBody, 'program'>): Omit<ProgramReq
 const PROGRAM_EXAMPLE = '{"program": "e1[name]"} (optionally with wait, force, plan_commit_ref, mode)';
 
 /** The program request from the body (plain text or JSON) and the query parameters (which win). */
-export async function programRequest(req: IncomingMessage, url: URL): Promise<ProgramRequest> {
+export async function programRequest(req: IncomingMessage, url: RequestUrl): Promise<ProgramRequest> {
   const text = await readBody(req);
   const type = mediaType(req);
   let body: Omit<ProgramBody, 'program'> = {};
