@@ -4,6 +4,7 @@
  */
 import t, { type Test } from 'tap';
 import { isPlainTarget, requestUrl } from '../../common/request-target.js';
+import { prng } from '../_helpers/prng.js';
 
 const BASE = 'http://svc.invalid';
 
@@ -72,17 +73,6 @@ t.test('fixed targets read as the URL parser reads them', async (t) => {
   for (const c of ['//host/path', '/a/../b', '/a\\b', "/a?x='1'", '/a#frag', '/é', '/a b'])
     t.notOk(isPlainTarget(c), `${JSON.stringify(c)} goes to the URL parser`);
 });
-
-/** mulberry32: a failure names a seed that reproduces it. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ASCII = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
 const FAVOURED = [

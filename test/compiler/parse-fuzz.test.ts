@@ -8,17 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { CODES, type SvcError } from '../../common/errors.js';
 import { parseProgram } from '../../compiler/parse.js';
 import { growth, medianMs } from '../_helpers/growth.js';
-
-/** mulberry32: a small seeded PRNG, so every run sees the same programs. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../_helpers/prng.js';
 
 const CORPUS = [
   'e1',

@@ -1,17 +1,7 @@
 import t from 'tap';
 import { encode } from '@toon-format/toon';
 import { fastEncode, toonEncode } from '../../../server/http/toon-fast.js';
-
-/** A small seeded PRNG (mulberry32), so a failure names a seed that reproduces it. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../_helpers/prng.js';
 
 /** Strings that exercise every quoting rule, and pieces to build random ones from. */
 const TRICKY = [
