@@ -144,15 +144,35 @@ export function coerce(t: TypeSpec, v: JsonValue): JsonValue {
   }
 }
 
-/** Keep the declared fields of a vendor row (unknown vendor fields stay out), coerced. */
+/**
+ * Keep the declared fields of a vendor row (unknown vendor fields stay out), coerced. A row that
+ * is already so (the declared fields in their order, each of its type) is answered as it is: the
+ * copy would equal it (rows are fresh from the vendor's JSON, owned by the caller).
+ */
 export function shapeRow(fields: FieldDef[], raw: Row): Row {
   if (fields.length === 0) return { ...raw };
+  if (inShape(fields, raw)) return raw;
   const out: Row = {};
   for (const f of fields) {
     const v = raw[f.name];
     if (v !== undefined) out[f.name] = coerce(f, v);
   }
   return out;
+}
+
+/**
+ * True when `raw`'s enumerable keys are `fields`' names in order, none undefined, and coercing
+ * each value gives that value (a nested object or list, which coercion copies, does not).
+ */
+function inShape(fields: FieldDef[], raw: Row): boolean {
+  let i = 0;
+  for (const k in raw) {
+    const f = fields[i++];
+    if (f === undefined || f.name !== k) return false;
+    const v = raw[k];
+    if (v === undefined || coerce(f, v) !== v) return false;
+  }
+  return i === fields.length;
 }
 
 /** Decoded rows of an entity: declared fields only, coerced. */

@@ -22,6 +22,7 @@ import {
   type RetryPolicy,
   type Timers,
 } from '../../runtime/index.js';
+import type { Row } from '../../runtime/decode.js';
 
 const BASE = 'https://api.example.test/v2';
 
@@ -380,6 +381,49 @@ t.test('coerce, shapeRow, shapeRows, project', async (t) => {
   t.same(Object.keys(project([{ a: 1, b: 2, c: 3 }], ['c', 'a'])[0]!), ['c', 'a'], 'projection order');
   const rows = [{ a: 1 }];
   t.equal(project(rows, undefined), rows, 'no projection: rows as they are');
+});
+
+/** shapeRow as it always copied: the declared fields, in their order, coerced (the reference). */
+function copiedRow(fields: FieldDef[], raw: Row): Row {
+  const out: Row = {};
+  for (const f of fields) {
+    const v = raw[f.name];
+    if (v !== undefined)
+      out[f.name] =
+        f.type === 'object' && v !== null && typeof v === 'object' && !Array.isArray(v)
+          ? copiedRow(f.fields, v)
+          : coerce(f, v);
+  }
+  return out;
+}
+
+t.test('shapeRow answers a row already in shape as it is, and any other as a coerced copy', async (t) => {
+  const fields: FieldDef[] = [
+    { name: 'id', type: 'integer', description: '' },
+    { name: 'name', type: 'string', description: '' },
+    { name: 'at', type: 'datetime', description: '' },
+    { name: 'size', type: 'object', description: '', fields: [{ name: 'w', type: 'integer', description: '' }] },
+  ];
+  const ready = { id: 1, name: 'Ada', at: '2026-01-01T00:00:00Z', size: { w: 3 } };
+  t.equal(shapeRow(fields, ready), ready, 'declared fields in order, each of its type: the same object');
+  const cases: Row[] = [
+    { id: '1', name: 'Ada', at: 'x', size: { w: 3 } }, // a value to coerce
+    { name: 'Ada', id: 1, at: 'x', size: { w: 3 } }, // another order
+    { id: 1, name: 'Ada', at: 'x', size: { w: 3 }, extra: true }, // an undeclared field
+    { id: 1, name: 'Ada', size: { w: 3 } }, // a field missing
+    { id: 1, name: 'Ada', at: 'x', size: { w: '3' } }, // a nested value to coerce
+    { id: 1, name: 'Ada', at: 'x', size: { w: 3, h: 4 } }, // a nested undeclared field
+    { id: 1, name: undefined as unknown as string, at: 'x', size: { w: 3 } }, // undefined
+    { id: 1, name: 7, at: 'x', size: null }, // a number for a string
+  ];
+  for (const raw of cases) {
+    const shaped = shapeRow(fields, raw);
+    t.not(shaped, raw, `${JSON.stringify(raw)}: a copy`);
+    t.strictSame(shaped, copiedRow(fields, raw), 'equal to the copy shapeRow always made');
+    t.same(Object.keys(shaped), Object.keys(copiedRow(fields, raw)), 'keys in the same order');
+  }
+  const nested = { id: 1, name: 'Ada', at: 'x', size: { w: 3 } };
+  t.equal(shapeRow(fields, nested).size, nested.size, 'a nested object in shape is kept too');
 });
 
 t.test('pagination: pageSize, pageQuery and nextPage for every style', async (t) => {
