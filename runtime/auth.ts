@@ -7,7 +7,6 @@
  * on a 401; a rotated refresh token is handed to `onRotate` (the server writes it back).
  */
 import { svcError, type SvcError } from '../common/errors.js';
-import { abortReason, type CancelSignal } from './signal.js';
 import type { OutboundAuth } from '../pack/cgs.js';
 import { clientCredentials, refreshGrant, TokenError, type Token, type TokenClient } from './credentials/oauth.js';
 import { secretNames, sourceOf, type Env, type Source } from './credentials/source.js';
@@ -20,6 +19,7 @@ import {
   type CredentialsConfig,
 } from './credentials/types.js';
 import type { HttpClient, HttpRequest } from './http-client.js';
+import { abortReason, type CancelSignal } from './signal.js';
 
 export { secretNames, TokenError };
 export type { Env, Source };

@@ -4,13 +4,13 @@
  * Never throws for a vendor failure; the error it returns carries no secret and no query string.
  */
 import { svcError, type ErrorCode, type SvcError } from '../common/errors.js';
-import type { CancelSignal } from './signal.js';
 import type { Capability } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { type AuthResolver, TokenError } from './auth.js';
 import type { Caller } from './credentials/types.js';
 import { BodyTooLarge, RequestTimeout, type HttpClient, type HttpRequest, type HttpResponse } from './http-client.js';
 import { backoffMs, isResetError, retryAfterMs, RETRY_STATUSES, sleep, type RetryPolicy } from './retry.js';
+import type { CancelSignal } from './signal.js';
 
 export interface CallContext {
   http: HttpClient;

@@ -3,7 +3,6 @@
  * continuation (`PageState`) when more pages exist. The vendor cursor stays inside the state.
  */
 import { svcError, type SvcError } from '../common/errors.js';
-import type { CancelSignal } from './signal.js';
 import type { PlanNest, PlanSort, PlanStep } from '../compiler/plan.js';
 import type { Capability, Entity } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
@@ -11,6 +10,7 @@ import { callVendor, type CallContext } from './call.js';
 import { decodeResponse, shapeRows, type Row } from './decode.js';
 import { nextPage, pageQuery, pageSize, type PageCursor } from './paginate.js';
 import { buildRequest, sortQuery, type Values } from './request.js';
+import type { CancelSignal } from './signal.js';
 
 /** Everything needed to fetch the next page later; the server keeps it behind a `pgN` handle. */
 export interface PageState {

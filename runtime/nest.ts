@@ -5,7 +5,6 @@
  * reference (the related row answers 404) attaches null. Never throws for a vendor failure.
  */
 import { canonicalJson } from '../common/canonical.js';
-import type { CancelSignal } from './signal.js';
 import { svcError, type SvcError } from '../common/errors.js';
 import type { PlanNest } from '../compiler/plan.js';
 import type { JsonValue } from '../pack/cgs.js';
@@ -16,6 +15,7 @@ import { fetchRows, type CallBudget } from './fetch-rows.js';
 import type { Limiter } from './limiter.js';
 import { boundValuesProblem } from './check-values.js';
 import type { Values } from './request.js';
+import type { CancelSignal } from './signal.js';
 
 export interface NestContext {
   ctx: CallContext;
