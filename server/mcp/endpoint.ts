@@ -6,7 +6,9 @@
  * capped and closed when idle. Requests get JSON-RPC errors where the protocol says so (unknown
  * session 404, no session 400, malformed JSON 400), never a crash. The transport is the SDK's
  * Web-standard one, driven through a lean Node bridge (`web-adapter.ts`) rather than the SDK's
- * Node wrapper and its general-purpose adapter.
+ * Node wrapper and its general-purpose adapter; a POST that is one well-formed tools/call of a
+ * known tool on an open session is run and answered by `direct-call.ts` instead, as the transport
+ * would answer it, without the transport's cost per message.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -33,6 +35,7 @@ import { INSTRUCTIONS } from './tools.js';
 import type { SharedKv } from '../kv.js';
 import { markInitialized, parseState } from './resume.js';
 import { serve } from './web-adapter.js';
+import { cancelledIds, directCallOf, runDirect, type DirectCalls } from './direct-call.js';
 
 export interface McpEndpointOptions {
   version: string;
@@ -49,6 +52,8 @@ interface Entry {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   session: McpSession;
+  /** Its tools/calls run by `direct-call.ts`, not through the transport, until answered. */
+  calls: DirectCalls;
   lastUsed: number;
   /** When its state was last written to the shared store (its expiry restarts then). */
   sharedAt: number;
@@ -122,6 +127,11 @@ export class McpEndpoint {
     if (entry) {
       entry.lastUsed = this.now();
       this.keepShared(sid!, entry);
+      if (method === 'POST') {
+        for (const id of cancelledIds(body)) entry.calls.get(id)?.abort();
+        const call = directCallOf(body, req, entry.session);
+        if (call) return runDirect(call, entry.session, sid!, entry.calls, req, res);
+      }
       return serve(entry.transport, req, res, body);
     }
     if (method !== 'POST' || !isInitializeRequest(body))
@@ -151,6 +161,7 @@ export class McpEndpoint {
     const entry: Entry = {
       session,
       server,
+      calls: new Map(),
       lastUsed: this.now(),
       sharedAt: this.now(),
       transport: new WebStandardStreamableHTTPServerTransport({
@@ -167,6 +178,8 @@ export class McpEndpoint {
     };
     entry.transport.onclose = () => {
       if (entry.transport.sessionId) this.entries.delete(entry.transport.sessionId);
+      // As the SDK aborts the handlers it runs when the transport closes.
+      for (const abort of entry.calls.values()) abort.abort();
     };
     session.onChange = () => this.share(entry.transport.sessionId!, session);
     void server.connect(entry.transport);
