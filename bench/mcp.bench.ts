@@ -15,7 +15,8 @@
  *   - `health`: `GET /v1/health`, the HTTP floor of the same server;
  *   - `floor-mcp` / `floor-http`: svc's two answers, fixed, from a server without svc's code
  *     (`mcp-floor.ts`): through the SDK's transport and svc's web adapter / from plain node:http.
- *     Their difference is about what the SDK transport alone adds to a read of these rows.
+ *     Their difference is about what the SDK transport alone adds to a read of these rows: what
+ *     svc's tools/call would pay without `server/mcp/direct-call.ts` (svc's ping still pays it).
  * Every side runs in blocks of BLOCK calls, in rounds (the order reversed every other round), so
  * all sides see the same machine. Targets: MCP (SDK client) adds under 1.5 ms to the p50 of direct;
  * svc's own share of the MCP read is at most 0.3 ms more than of the HTTP read.
@@ -465,7 +466,7 @@ async function run(): Promise<BenchResult> {
       label: '  floor: MCP − HTTP, no svc code',
       value: floorGap,
       unit: 'ms',
-      note: `svc's two answers, fixed: arrival to answer ${fmt(s['floor-mcp'].svcHandler)} through the SDK transport and svc's web adapter, ${fmt(s['floor-http'].svcHandler)} from plain node:http; svc's MCP − HTTP beyond it ${fmt(overHttp - floorGap)}`,
+      note: `svc's two answers, fixed: arrival to answer ${fmt(s['floor-mcp'].svcHandler)} through the SDK transport and svc's web adapter, ${fmt(s['floor-http'].svcHandler)} from plain node:http; svc's own MCP − HTTP ${fmt(overHttp)}: its tools/call skips the transport (server/mcp/direct-call.ts), its ping does not`,
     });
     if (baseBlocks.length) metrics.push(...baselineMetrics(s, { ...summaries(baseBlocks), direct }, baseline!));
     const checks: Check[] = [
