@@ -48,6 +48,20 @@ t.test('memory: a byte budget, oldest dropped first, never the snapshot just sto
   t.ok(await huge.get(id), 'a snapshot over the whole budget is still stored (until the next one)');
 });
 
+t.test('memory: snapshots are held as their UTF-8 bytes; any text comes back as stored', async (t) => {
+  const store = new MemoryArtifactStore({ retentionSecs: 60, gcIntervalSecs: 300 });
+  t.teardown(() => store.close());
+  const s = sampleSnapshot(1);
+  s.program = 'e1(q="Brasserie à Liège ☀ 𝄞 \u2028 \ud800")[name,city]';
+  s.steps[0]!.rows![0]!.city = 'Zürich 東京 🍺';
+  const id = await store.put(s);
+  // A lone surrogate becomes U+FFFD in UTF-8 (and in JSON.stringify's output it is escaped, so kept).
+  t.same(await store.get(id), s, 'the snapshot comes back equal');
+  const bytes = Buffer.byteLength(JSON.stringify(s));
+  t.ok(bytes > JSON.stringify(s).length, 'its text has characters of more than one byte');
+  t.equal(store.stats().bytes, bytes, 'the budget counts bytes, not UTF-16 code units');
+});
+
 t.test(
   'memory: at most memoryPerSession snapshots per session, oldest dropped; other sessions untouched',
   async (t) => {
