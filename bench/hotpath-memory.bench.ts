@@ -13,7 +13,7 @@
  */
 import { Pool } from 'undici';
 import { fmtBytes, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
-import { load, prepareSvc, type Target } from './hotpath.bench.js';
+import { bodyOf, load, prepareSvc, type Target } from './hotpath.bench.js';
 import { startChild } from './processes.js';
 import type { ChildUsage } from './serve-child.js';
 
@@ -34,7 +34,7 @@ async function reads(t: Target, pool: Pool, n: number): Promise<void> {
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (left-- > 0) {
-        const res = await pool.request({ method: t.method, path: t.path, headers: t.headers, body: t.body ?? null });
+        const res = await pool.request({ method: t.method, path: t.path, headers: t.headers, body: bodyOf(t) });
         await res.body.text();
         if (res.statusCode !== 200) throw new Error(`svc answered ${res.statusCode}`);
       }

@@ -1,13 +1,14 @@
 /**
  * The hot path at the floor (issue 21): what svc adds to a clean 25-row read, next to what the
- * cheapest intermediaries add. Five targets, each a server in its own process except the vendor
- * itself, all sent the same read by the same client code (an undici Pool per target):
+ * cheapest intermediaries add. Six targets, on four servers each in its own process (svc's three
+ * targets are one svc), all sent the same read by the same client code (an undici Pool per target):
  *
  *   direct      GET <the vendor target svc sends> on the demo vendor (json-server)
  *   bare        the same target through `bench/forward-bare.ts` (undici pool, body piped back)
  *   parse+TOON  the same target through `bench/forward-toon.ts` (JSON parsed, rows encoded as TOON)
  *   svc TOON    POST /execute/{ph}/{s} `e3` (no Accept: the default format, TOON)
  *   svc JSON    the same with Accept: application/json
+ *   svc MCP     the same read as an agent sends it: a tools/call of `svc` on /mcp (`hotpath-mcp.ts`)
  *
  * Warm-up first: every target gets 10 connections for 2 s (thousands of reads), so each server is
  * measured as it runs in production, its code compiled by the JIT: 50 reads after its start, a
@@ -26,6 +27,7 @@
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { median, shuffler, type Benchmark, type BenchResult, type Check, type Metric } from './harness.js';
+import { mcpRows, mcpTarget } from './hotpath-mcp.js';
 import { procCpuMs, startChild, startScript, type Child, type Script } from './processes.js';
 
 export const benchmark: Benchmark = {
@@ -35,6 +37,8 @@ export const benchmark: Benchmark = {
 };
 
 const PROGRAM = 'e3';
+/** What `e3` reads (`POST /execute` with no seeds numbers every brewery entity): the MCP target's seed. */
+const SEED = { api: 'brewery', entity: 'Review' };
 const ROWS = 25;
 const ROUNDS = 500;
 const WARMUP_ROUNDS = 50;
@@ -54,23 +58,28 @@ export interface Target {
   method: 'GET' | 'POST';
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  /** The request body, or what makes each request's (MCP: a new JSON-RPC id per call). */
+  body?: string | (() => string);
 }
+
+/** The body of `t`'s next request. */
+export const bodyOf = (t: Target): string | null => (typeof t.body === 'function' ? t.body() : (t.body ?? null));
 
 /** Send one request with `pool` (the same code for every target); resolves to the body text. */
 export async function send(pool: Pool, t: Target): Promise<string> {
-  const res = await pool.request({ method: t.method, path: t.path, headers: t.headers, body: t.body ?? null });
+  const res = await pool.request({ method: t.method, path: t.path, headers: t.headers, body: bodyOf(t) });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${t.name} answered ${res.statusCode}: ${text.slice(0, 200)}`);
   return text;
 }
 
-/** Rows in an answer: a JSON array, a JSON object with `rows`, or a TOON `rows[N]{...}:` header. */
+/** Rows in an answer: a JSON array, a JSON object with `rows`, a TOON `rows[N]{...}:` header, or MCP's. */
 function rowCount(text: string): number {
   const toon = /^rows\[(\d+)\]/m.exec(text);
   if (toon) return Number(toon[1]);
   const v = JSON.parse(text) as unknown;
-  return Array.isArray(v) ? v.length : ((v as { rows?: unknown[] }).rows?.length ?? -1);
+  if (Array.isArray(v)) return v.length;
+  return 'jsonrpc' in (v as object) ? mcpRows(text) : ((v as { rows?: unknown[] }).rows?.length ?? -1);
 }
 
 /**
@@ -206,7 +215,9 @@ async function run(): Promise<BenchResult> {
             svcTarget('base JSON', { accept: 'application/json' }, base, basePath),
           ]
         : []),
+      await mcpTarget('svc MCP', vendor, svc, SEED, target, ROWS),
     ];
+    const MCP = targets.length - 1;
     const seq = targets.map((t) => new Pool(t.origin, { connections: 1 }));
     for (let i = 0; i < targets.length; i++) {
       const n = rowCount(await send(seq[i]!, targets[i]!));
@@ -267,6 +278,13 @@ async function run(): Promise<BenchResult> {
           unit: 'ms',
           note: `median over ${ROUNDS} rounds; the base starts second (a first-started svc measured tens of µs slower)`,
         });
+    const overHttp = paired(MCP, SVC_TOON);
+    metrics.push({
+      label: 'svc MCP − svc TOON, paired',
+      value: overHttp,
+      unit: 'ms',
+      note: `median over ${ROUNDS} rounds (p50s: ${ms(added[MCP]! - added[SVC_TOON]!)}); − svc JSON ${ms(paired(MCP, SVC_JSON))}`,
+    });
     for (let i = 0; i < targets.length; i++)
       metrics.push({
         label: `${targets[i]!.name} req/s (${LOAD_CONNECTIONS} conn)`,
@@ -305,6 +323,11 @@ async function run(): Promise<BenchResult> {
         actual: `${ratioTo(i, BARE).toFixed(2)} (${Math.round(rps[i]!)} vs ${Math.round(rps[BARE]!)} req/s)`,
       });
     }
+    checks.push({
+      target: `svc MCP: a read adds at most 0.3 ms over svc's HTTP read (default format; paired)`,
+      pass: overHttp <= 0.3,
+      actual: `${ms(overHttp)} (added over direct ${ms(added[MCP]!)} vs ${ms(added[SVC_TOON]!)}); CPU ${ms(cpu[MCP]!)} vs ${ms(cpu[SVC_TOON]!)} per request; throughput ${ratioTo(MCP, BARE).toFixed(2)} of bare's (HTTP ${ratioTo(SVC_TOON, BARE).toFixed(2)})`,
+    });
     return { metrics, checks };
   } finally {
     for (const stop of stops) await stop();
