@@ -5,11 +5,11 @@
  * `Buffer`, outside the JS heap: the collector neither copies nor marks them. (Kept as strings,
  * every read's snapshot outlived the young generation and was promoted, about 3.3 KB a read on a
  * 25-row read, so the old generation filled with them; RSS rose 20-40 % over the first 15,000
- * reads and fell back once V8 had sized its heap. As bytes RSS stays flat from the start.)
- * Two bounds, besides the
- * retention: a byte budget (past it, the oldest snapshots are dropped first, never the one just
- * stored) and a count per session (past it, that session's oldest is dropped), so the memory it
- * takes grows with the sessions served, not with the reads one session makes.
+ * reads and fell back once V8 had sized its heap. As bytes, RSS stays flat after the warm-up.)
+ * Two bounds, besides the retention: a byte budget (past it, the oldest snapshots are dropped
+ * first, never the one just stored) and a count per session (past it, that session's oldest is
+ * dropped), so the memory it takes grows with the sessions served, not with the reads one session
+ * makes.
  */
 import { isArtifactId, type RunSnapshot } from './snapshot.js';
 import { GcTimer, putByWrite } from './gc-timer.js';

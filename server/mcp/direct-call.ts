@@ -108,7 +108,8 @@ export async function runDirect(
   calls.set(call.id, abort);
   let streaming = false;
   const write = (message: unknown) => {
-    if (res.destroyed) return;
+    // Nothing after the answer (a write after `end` would be an error event on `res`).
+    if (res.destroyed || res.writableEnded) return;
     if (!streaming) res.writeHead(200, streamHead(sid));
     streaming = true;
     res.write(event(message));
