@@ -127,11 +127,9 @@ export class McpEndpoint {
     if (entry) {
       entry.lastUsed = this.now();
       this.keepShared(sid!, entry);
-      if (method === 'POST') {
-        for (const id of cancelledIds(body)) entry.calls.get(id)?.abort();
-        const call = directCallOf(body, req, entry.session);
-        if (call) return runDirect(call, entry.session, sid!, entry.calls, req, res);
-      }
+      for (const id of cancelledIds(body)) entry.calls.get(id)?.abort();
+      const call = method === 'POST' ? directCallOf(body, req, entry.session) : undefined;
+      if (call) return runDirect(call, entry.session, sid!, entry.calls, req, res);
       return serve(entry.transport, req, res, body);
     }
     if (method !== 'POST' || !isInitializeRequest(body))
