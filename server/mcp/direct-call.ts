@@ -1,8 +1,8 @@
 /**
  * `tools/call` answered by svc itself, beside the SDK transport: an agent's every read is a
  * tools/call, and the SDK's Streamable HTTP transport costs about 0.3 ms of CPU on each message
- * (its schema checks, a Web `Response` and an event stream per POST), more than svc's own work on
- * a clean read. A POST that is exactly one well-formed tools/call of a known tool on an open
+ * (its schema checks, a Web `Response` and an event stream per POST), about as much as svc's whole
+ * clean read. A POST that is exactly one well-formed tools/call of a known tool on an open
  * transport session is run here and answered as the transport answers it through `web-adapter.ts`:
  *
  * - the tool's result as one JSON-RPC response in `application/json` (a POST's stream that is only
