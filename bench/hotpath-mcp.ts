@@ -5,11 +5,9 @@
  * the HTTP targets read. Sent by the same client code as every other target (an undici Pool), so
  * its figures (added p50, CPU per request, throughput) stand next to the HTTP read's.
  */
-import type { Child } from './processes.js';
 import type { Target } from './hotpath.bench.js';
-
-const PROTOCOL = '2025-06-18';
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+import { rawMcpSession } from './mcp-raw.js';
+import type { Child } from './processes.js';
 
 /** The rows of an MCP answer (`result.structuredContent.rows`), or -1. */
 export function mcpRows(text: string): number {
@@ -19,7 +17,7 @@ export function mcpRows(text: string): number {
 
 /**
  * Open an MCP session on `svc` whose logical session is seeded with `seed` (`api`, `entity`) and
- * return the target reading it with `program` (`e1` there: the seed's symbol). Throws unless the
+ * return the target reading it with the program `e1` (the seed's symbol there). Throws unless the
  * read answers `rows` rows after one vendor request to `vendorTarget`, the HTTP targets' request.
  */
 export async function mcpTarget(
@@ -30,32 +28,25 @@ export async function mcpTarget(
   vendorTarget: string,
   rows: number,
 ): Promise<Target> {
+  const { headers } = await rawMcpSession(svc.url);
   let id = 0;
-  const post = async (headers: Record<string, string>, message: Record<string, unknown>) => {
-    const res = await fetch(`${svc.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(message) });
+  const post = async (body: string) => {
+    const res = await fetch(`${svc.url}/mcp`, { method: 'POST', headers, body });
     const text = await res.text();
-    if (res.status !== 200 && res.status !== 202) throw new Error(`${name}: /mcp answered ${res.status}: ${text}`);
-    return { res, text };
+    if (res.status !== 200) throw new Error(`${name}: /mcp answered ${res.status}: ${text}`);
+    return text;
   };
-  const init = await post(HEADERS, {
-    jsonrpc: '2.0',
-    id: ++id,
-    method: 'initialize',
-    params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'svc-bench', version: '1' } },
-  });
-  const sid = init.res.headers.get('mcp-session-id');
-  if (!sid) throw new Error(`${name}: initialize gave no Mcp-Session-Id`);
-  const headers = { ...HEADERS, 'mcp-session-id': sid, 'mcp-protocol-version': PROTOCOL };
-  await post(headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
-  const ctx = await post(headers, {
-    jsonrpc: '2.0',
-    id: ++id,
-    method: 'tools/call',
-    params: { name: 'svc_context', arguments: { intent: 'hotpath benchmark', seeds: [seed] } },
-  });
-  const ref = (JSON.parse(ctx.text) as { result?: { _meta?: { svc?: { logical_session_ref?: string } } } }).result
-    ?._meta?.svc?.logical_session_ref;
-  if (!ref) throw new Error(`${name}: svc_context gave no logical_session_ref: ${ctx.text.slice(0, 300)}`);
+  const ctx = await post(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: ++id,
+      method: 'tools/call',
+      params: { name: 'svc_context', arguments: { intent: 'hotpath benchmark', seeds: [seed] } },
+    }),
+  );
+  const ref = (JSON.parse(ctx) as { result?: { _meta?: { svc?: { logical_session_ref?: string } } } }).result?._meta
+    ?.svc?.logical_session_ref;
+  if (!ref) throw new Error(`${name}: svc_context gave no logical_session_ref: ${ctx.slice(0, 300)}`);
   const args = { logical_session_ref: ref, program: 'e1' };
   // A new id per call: a client never reuses the id of a request in flight.
   const body = () =>
@@ -70,7 +61,7 @@ export async function mcpTarget(
     body,
   };
   const before = await vendor.usage();
-  const got = mcpRows((await post(headers, JSON.parse(body()) as Record<string, unknown>)).text);
+  const got = mcpRows(await post(body()));
   const after = await vendor.usage();
   const sent = after.lastTargets[after.lastTargets.length - 1];
   if (got !== rows) throw new Error(`${name} answered ${got} rows, want ${rows}`);

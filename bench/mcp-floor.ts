@@ -21,6 +21,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readBody } from '../server/http/body.js';
 import { serve } from '../server/mcp/web-adapter.js';
+import { rawMcpSession } from './mcp-raw.js';
 
 /** The answers the floor server gives: svc's `tools/call` result and svc's HTTP answer body. */
 export interface FloorAnswers {
@@ -81,33 +82,7 @@ export const rowIds = (rows: unknown): Array<string | number> =>
  * benchmark's plain-fetch and HTTP sides are.
  */
 export async function floorCalls(url: string, program: string): Promise<{ mcp: Call; http: Call }> {
-  const accept = 'application/json, text/event-stream';
-  const init = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'svc-bench', version: '1' } },
-    }),
-  });
-  const sid = init.headers.get('mcp-session-id');
-  await init.text();
-  if (init.status !== 200 || !sid) throw new Error(`the floor server answered initialize with ${init.status}`);
-  const headers = {
-    'content-type': 'application/json',
-    accept,
-    'mcp-session-id': sid,
-    'mcp-protocol-version': '2025-06-18',
-  };
-  await (
-    await fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    })
-  ).text();
+  const { headers } = await rawMcpSession(url);
   let id = 0;
   return {
     mcp: async () => {
