@@ -1,10 +1,10 @@
 /**
  * Where svc's CPU goes on the hot path: runs svc (and the demo vendor) in child processes under
- * `node --cpu-prof`, sends the `hotpath` benchmark's clean read (`e3`, 25 rows) at 10 connections
+ * `node --cpu-prof`, sends the `hotpath` benchmark's clean read (`e3`, 25 rows) at 10 connections (or as many as asked: 1 shows the sequential path)
  * for a while, stops svc (the profile is written when it exits) and prints the top self-time
  * entries of svc's profile, by function and by file or package, as shares of its busy samples.
  *
- *   npm run build --silent && node dist/bench/profile-hotpath.js [seconds=10] [toon|json] [top=30]
+ *   npm run build --silent && node dist/bench/profile-hotpath.js [seconds=10] [toon|json] [top=30] [connections=10]
  *   node dist/bench/profile-hotpath.js --read <file.cpuprofile> [top=30]   (an existing profile)
  *
  * The profile is kept (its path is printed) for Chrome DevTools or speedscope. Start-up (module
@@ -80,6 +80,7 @@ async function main(args: string[]): Promise<void> {
   const seconds = Number(args[0] ?? 10);
   const format = args[1] === 'json' ? 'json' : 'toon';
   const top = Number(args[2] ?? 30);
+  const connections = Number(args[3] ?? 10);
   const dir = mkdtempSync(join(tmpdir(), 'svc-prof-'));
   const vendor = await startChild('vendor');
   process.env.SVC_BENCH_CPU_PROF = dir;
@@ -101,8 +102,8 @@ async function main(args: string[]): Promise<void> {
       headers: { 'content-type': 'text/plain', ...(format === 'json' ? { accept: 'application/json' } : {}) },
       body: 'e3',
     };
-    const pool = new Pool(svc.url, { connections: 10 });
-    const r = await load(t, pool, vendor.pid, 10, seconds);
+    const pool = new Pool(svc.url, { connections });
+    const r = await load(t, pool, vendor.pid, connections, seconds);
     requests = r.ok;
     await pool.close();
     process.stdout.write(
