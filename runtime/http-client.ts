@@ -3,7 +3,7 @@
  * bodies, and abort/timeout through AbortSignal. Everything above it is pure request building
  * and decoding, so tests and benchmarks can swap this for another `HttpClient`.
  */
-import { Pool, util } from 'undici';
+import { Pool, util, type Dispatcher } from 'undici';
 import { isPlainTarget } from '../common/request-target.js';
 import type { CancelSignal } from './signal.js';
 import type { ClientTls } from './credentials/types.js';
@@ -61,13 +61,18 @@ export class PooledHttpClient implements HttpClient {
 
   readonly timeouts = true;
 
-  constructor(private readonly connectionsPerOrigin = 64) {}
+  constructor(
+    private readonly connectionsPerOrigin = 64,
+    /** More options for every pool (undici's `Pool.Options`; e.g. its own timeouts, in tests). */
+    private readonly poolOptions: Pool.Options = {},
+  ) {}
 
   private pool(origin: string, tls: ClientTls | undefined): Pool {
     const key = tls ? `${origin}\0${tls.id}` : origin;
     let p = this.pools.get(key);
     if (!p) {
       p = new Pool(origin, {
+        ...this.poolOptions,
         connections: this.connectionsPerOrigin,
         keepAliveTimeout: 10_000,
         keepAliveMaxTimeout: 60_000,
@@ -105,10 +110,16 @@ export class PooledHttpClient implements HttpClient {
     const { origin, path } = this.target(req.url);
     return new Promise<HttpResponse>((resolve, reject) => {
       const handler = new Collect(resolve, reject, opts.maxBodyBytes, opts.signal, opts.timeoutMs);
-      this.pool(origin, opts.tls).dispatch(
-        { method: req.method as 'GET', path, headers: req.headers, body: req.body ?? null },
-        handler,
-      );
+      const dispatch: Dispatcher.DispatchOptions = {
+        method: req.method as 'GET',
+        path,
+        headers: req.headers,
+        body: req.body ?? null,
+      };
+      // With a timeout of its own the request needs none of undici's (headers, body): each of
+      // those is a timer and a WeakRef per request, kept for up to a second after it is cleared.
+      if (opts.timeoutMs !== undefined) dispatch.headersTimeout = dispatch.bodyTimeout = 0;
+      this.pool(origin, opts.tls).dispatch(dispatch, handler);
     });
   }
 

@@ -3,11 +3,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BodyTooLarge, PooledHttpClient, RequestTimeout } from '../../runtime/http-client.js';
 
-/** A real server that answers each request with its request target; `/big` with 64 KiB, `/slow` never. */
+/**
+ * A real server that answers each request with its request target; `/big` with 64 KiB, `/late`
+ * after 1.2 s, `/slow` never.
+ */
 async function targetServer(t: Test) {
   const server = createServer((req, res) => {
     if (req.url === '/big') return res.end(Buffer.alloc(64 * 1024, 'x'));
     if (req.url === '/slow') return; // never answers
+    if (req.url === '/late') return void setTimeout(() => res.end('late'), 1200);
     res.setHeader('X-Twice', ['a', 'b']);
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end(req.url);
@@ -87,4 +91,22 @@ t.test('timeoutMs ends a request with RequestTimeout; an answer in time clears i
   );
   t.equal(fast.body.toString(), '/ok');
   await new Promise((r) => setTimeout(r, 80)); // a timer left running would abort nothing, but keep the loop alive
+});
+
+t.test("a request with timeoutMs has that timeout alone; one without keeps undici's", async (t) => {
+  const base = await targetServer(t);
+  const req = { method: 'GET', url: `${base}/late`, headers: {} };
+  // undici's headers timeout far below the server's 1.2 s (its timers fire up to 0.5 s late),
+  // so that it shows when it is armed.
+  const client = () => {
+    const http = new PooledHttpClient(4, { headersTimeout: 100 });
+    t.teardown(() => http.close());
+    return http;
+  };
+  const timed = await client().request(req, { maxBodyBytes: 1024, timeoutMs: 5000 });
+  t.equal(timed.body.toString(), 'late', "timeoutMs 5000: answered at 1.2 s, undici's 100 ms not armed");
+  const untimed = await client()
+    .request(req, { maxBodyBytes: 1024, signal: new AbortController().signal })
+    .catch((e: unknown) => e);
+  t.equal((untimed as { code?: string }).code, 'UND_ERR_HEADERS_TIMEOUT', "no timeoutMs: undici's timeout ends it");
 });
