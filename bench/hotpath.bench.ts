@@ -23,6 +23,8 @@
  * `SVC_BENCH_BASELINE=<dir>` adds svc from another build (`<dir>/dist/bench/serve-child.js`, e.g.
  * `git archive HEAD` built in /tmp) as two more targets, "base TOON" and "base JSON": an A/B of a
  * change side by side in one run, which a shared machine's noise does not blur.
+ * `SVC_BENCH_BASE_NODE_ARGS="<flags>"` starts that base with node flags: with `SVC_BENCH_BASELINE`
+ * naming this very build, an A/B of a runtime setting (`--max-semi-space-size=64`).
  */
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -183,7 +185,10 @@ async function run(): Promise<BenchResult> {
     stops.unshift(() => toonFwd.stop());
     const { path, target } = await prepareSvc(vendor, svc);
     const baseline = process.env.SVC_BENCH_BASELINE;
-    const base = baseline ? await startChild('svc', [vendor.url], join(baseline, 'dist', 'bench'), QUIET) : undefined;
+    const baseArgs = process.env.SVC_BENCH_BASE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const base = baseline
+      ? await startChild('svc', [vendor.url], join(baseline, 'dist', 'bench'), QUIET, baseArgs)
+      : undefined;
     if (base) stops.unshift(() => base.stop());
     const basePath = base ? (await prepareSvc(vendor, base)).path : '';
     const get = (name: string, url: string, pid: number): Target => ({
