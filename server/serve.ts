@@ -5,6 +5,7 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SlotSet } from '../common/slot-set.js';
 import type { SvcApp } from './app.js';
 
 export interface Listening {
@@ -40,7 +41,8 @@ export async function listen(
   const t = { ...TIMEOUTS, ...timeouts };
   // Answers not yet started when stopping begins say `Connection: close`, so their keep-alive
   // connections end with them instead of holding the process for the whole grace period.
-  const active = new Set<ServerResponse>();
+  // A SlotSet, not a Set: its members change on every request (common/slot-set.ts says why).
+  const active = new SlotSet<ServerResponse>();
   let stopping = false;
   let drained: (() => void) | undefined;
   const headersTimeout = Math.min(t.headersMs, t.requestMs);
@@ -87,7 +89,7 @@ export async function listen(
         requests: active.size,
         operations: app.service.background.runningCount,
       });
-      for (const res of active) if (!res.headersSent) res.setHeader('connection', 'close');
+      for (const res of active.values()) if (!res.headersSent) res.setHeader('connection', 'close');
       app.stopping();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
