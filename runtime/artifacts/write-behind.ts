@@ -13,11 +13,23 @@ import type { Logger } from '../../common/log.js';
 import { mintArtifactId, ownerOf, snapshotJson, type RunSnapshot } from './snapshot.js';
 import type { ArtifactStore, StoreStats } from './store.js';
 
+/** A minted snapshot waiting for its turn; `make` is dropped once it is started. */
+interface Queued {
+  id: string;
+  make: (() => RunSnapshot) | undefined;
+}
+
 export class WriteBehindStore implements ArtifactStore {
   /** Writes started and not settled, by id. */
   private readonly pending = new Map<string, Promise<void>>();
-  /** Minted snapshots waiting for this turn's answers to go out, by id: one immediate builds them all. */
-  private readonly queued = new Map<string, () => RunSnapshot>();
+  /**
+   * Minted snapshots waiting for this turn's answers to go out, in order: one immediate builds
+   * them all. An array taken whole each turn, not a Map of short-lived entries (common/slot-set.ts
+   * says why such a Map costs the collector); a read of an id still queued finds it by a scan.
+   */
+  private batch: Queued[] = [];
+  /** Entries of `batch` not started yet. */
+  private waiting = 0;
   private scheduled = false;
   private failed = 0;
 
@@ -35,7 +47,8 @@ export class WriteBehindStore implements ArtifactStore {
   putLater(make: () => RunSnapshot): string {
     if (this.inner.mintsIds) {
       const id = mintArtifactId();
-      this.queued.set(id, make);
+      this.batch.push({ id, make });
+      this.waiting++;
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(this.release);
@@ -56,12 +69,17 @@ export class WriteBehindStore implements ArtifactStore {
    */
   private readonly release = (): void => {
     this.scheduled = false;
-    for (const [id, make] of this.queued) this.start(id, make);
+    const batch = this.batch;
+    this.batch = [];
+    for (const q of batch) if (q.make) this.start(q);
   };
 
-  /** Build the queued snapshot `id` and write it: in its immediate, or sooner for a read of it. */
-  private start(id: string, make: () => RunSnapshot): void {
-    this.queued.delete(id);
+  /** Build the queued snapshot `q` and write it: in its immediate, or sooner for a read of it. */
+  private start(q: Queued): void {
+    const { id } = q;
+    const make = q.make!;
+    q.make = undefined;
+    this.waiting--;
     let s: RunSnapshot | undefined;
     try {
       s = make();
@@ -76,8 +94,7 @@ export class WriteBehindStore implements ArtifactStore {
 
   /** Start `id` now when it is still queued (a read or a delete of it must not wait for its turn). */
   private startQueued(id: string): void {
-    const make = this.queued.get(id);
-    if (make) this.start(id, make);
+    for (const q of this.batch) if (q.id === id && q.make) return this.start(q);
   }
 
   /** Keep `write` as the pending write of `id` until it settles; a failure is logged and counted. */
@@ -138,7 +155,7 @@ export class WriteBehindStore implements ArtifactStore {
   }
 
   stats(): StoreStats {
-    const pending_writes = this.pending.size + this.queued.size;
+    const pending_writes = this.pending.size + this.waiting;
     return { ...this.inner.stats(), pending_writes, failed_writes: this.failed };
   }
 }
