@@ -30,14 +30,29 @@ export function abortReason(signal: CancelSignal): Error {
 export class Cancel implements CancelSignal {
   aborted = false;
   reason: unknown = undefined;
-  private listeners: Set<AbortListener> | undefined;
+  /**
+   * In the order added; a removed listener leaves a hole, and the holes are dropped when they
+   * are most of it. An array, not a Set: the server's shutdown signal gets a listener from every
+   * run and loses it again (common/slot-set.ts says what a Set under such churn costs).
+   */
+  private listeners: Array<AbortListener | undefined> | undefined;
+  private count = 0;
 
   addEventListener(_type: 'abort', listener: AbortListener): void {
-    if (!this.aborted) (this.listeners ??= new Set()).add(listener);
+    if (this.aborted) return;
+    const ls = (this.listeners ??= []);
+    if (ls.includes(listener)) return;
+    ls.push(listener);
+    this.count++;
   }
 
   removeEventListener(_type: 'abort', listener: AbortListener): void {
-    this.listeners?.delete(listener);
+    const ls = this.listeners;
+    const i = ls ? ls.indexOf(listener) : -1;
+    if (i < 0) return;
+    ls![i] = undefined;
+    if (--this.count === 0) this.listeners = undefined;
+    else if (ls!.length >= 64 && this.count * 4 < ls!.length) this.listeners = ls!.filter((l) => l !== undefined);
   }
 
   /** Abort with `reason` (the first abort wins) and call every listener; one that throws does not stop the rest. */
@@ -47,9 +62,11 @@ export class Cancel implements CancelSignal {
     this.reason = reason;
     const listeners = this.listeners;
     this.listeners = undefined;
+    this.count = 0;
     if (!listeners) return;
     let failed: { error: unknown } | undefined;
     for (const l of listeners) {
+      if (l === undefined) continue;
       try {
         if (typeof l === 'function') l();
         else l.handleEvent();

@@ -7,6 +7,7 @@ import { RunAbort } from '../../runtime/call.js';
 import { cancelledBy } from '../../runtime/cancel.js';
 import { Cancel, type AbortListener, type CancelSignal } from '../../runtime/signal.js';
 import { sleep } from '../../runtime/retry.js';
+import { prng } from '../_helpers/prng.js';
 
 /** What happens to a listener of each kind on `make()`'s signal, as a list of lines. */
 function behaviour(make: () => { signal: CancelSignal; abort(reason: unknown): void }): string[] {
@@ -65,6 +66,36 @@ t.test('listeners are let go: removed ones, and all of them once aborted', async
   c.addEventListener('abort', l);
   c.abort(undefined);
   t.equal(n, 1, 'a listener added twice is called once (as EventTarget does)');
+});
+
+t.test('a long-lived signal under churn: the same listeners, in the order added, as an AbortSignal', async (t) => {
+  // The server's shutdown signal: every run adds a listener and removes it again, a few at a time.
+  const run = (signal: CancelSignal, abort: () => void): number[] => {
+    const called: number[] = [];
+    const r = prng(11);
+    const live: Array<() => void> = [];
+    for (let i = 0; i < 3000; i++) {
+      const each = () => called.push(i);
+      signal.addEventListener('abort', each);
+      live.push(each);
+      // Remove some, oldest first or at random, keeping 0-40 live.
+      while (live.length > 40 || (live.length && r() < 0.45)) {
+        const at = r() < 0.5 ? 0 : Math.floor(r() * live.length);
+        signal.removeEventListener('abort', live.splice(at, 1)[0]!);
+      }
+    }
+    abort();
+    return called;
+  };
+  const c = new Cancel();
+  const native = new AbortController();
+  const light = run(c, () => c.abort('stop'));
+  t.same(
+    light,
+    run(native.signal, () => native.abort('stop')),
+    'the same listeners called, in the same order',
+  );
+  t.ok(light.length > 0, 'some were still listening');
 });
 
 t.test('cancelledBy cancels on either signal, of either kind, and detaches', async (t) => {
