@@ -28,8 +28,33 @@ import { RequestHeaders } from './web-adapter.js';
 
 type RequestId = string | number;
 
-/** A transport session's tools/call requests run here and not yet answered: each one's abort, by id. */
-export type DirectCalls = Map<RequestId, AbortController>;
+/**
+ * A transport session's tools/call requests run here and not yet answered: each one's abort, by
+ * id (a newer call with an id in use comes first). An array, not a Map: calls come and go all
+ * the time, and a Map under such churn costs the collector (common/slot-set.ts says why).
+ */
+export class DirectCalls {
+  private readonly held: Array<{ id: RequestId; abort: AbortController }> = [];
+
+  set(id: RequestId, abort: AbortController): void {
+    this.held.push({ id, abort });
+  }
+
+  get(id: RequestId): AbortController | undefined {
+    for (let i = this.held.length - 1; i >= 0; i--) if (this.held[i]!.id === id) return this.held[i]!.abort;
+    return undefined;
+  }
+
+  /** Forget the call `id` answered with `abort`. */
+  delete(id: RequestId, abort: AbortController): void {
+    const i = this.held.findIndex((c) => c.id === id && c.abort === abort);
+    if (i >= 0) this.held.splice(i, 1);
+  }
+
+  values(): AbortController[] {
+    return this.held.map((c) => c.abort);
+  }
+}
 
 /** A tools/call this path runs. */
 export interface DirectCall {
@@ -136,7 +161,7 @@ export async function runDirect(
     };
     answer = { jsonrpc: '2.0', id: call.id, error };
   } finally {
-    if (calls.get(call.id) === abort) calls.delete(call.id);
+    calls.delete(call.id, abort);
   }
   if (res.destroyed) return;
   if (abort.signal.aborted) {

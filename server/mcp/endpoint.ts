@@ -35,7 +35,7 @@ import { INSTRUCTIONS } from './tools.js';
 import type { SharedKv } from '../kv.js';
 import { markInitialized, parseState } from './resume.js';
 import { serve } from './web-adapter.js';
-import { cancelledIds, directCallOf, runDirect, type DirectCalls } from './direct-call.js';
+import { cancelledIds, directCallOf, DirectCalls, runDirect } from './direct-call.js';
 
 export interface McpEndpointOptions {
   version: string;
@@ -159,7 +159,7 @@ export class McpEndpoint {
     const entry: Entry = {
       session,
       server,
-      calls: new Map(),
+      calls: new DirectCalls(),
       lastUsed: this.now(),
       sharedAt: this.now(),
       transport: new WebStandardStreamableHTTPServerTransport({
