@@ -3,10 +3,11 @@
  * progress): an array, each member holding its own slot index, removed by moving the last member
  * into its slot. Not a `Set`: under steady adds and deletes V8 rebuilds a Set's hash table every
  * few dozen adds, and the table it leaves keeps pointing at the new one and at the members it held
- * then. Once one such table has reached the old generation, every table after it, with the
- * members each held, outlives the young generation and is promoted: measured on the `hotpath`
- * benchmark, 3.5 KB promoted per read and twice the collector's time, in most server processes
- * (docs/benchmarks.md). An array leaves nothing behind that points forward.
+ * then (our reading of V8's design). Once one such table is in the old generation, every table
+ * after it, with the members each held, outlives the young generation and is promoted: on the
+ * `hotpath` read, 3.1-3.6 KB promoted per read instead of 0.6, and twice the scavenge time, in
+ * most server processes (docs/benchmarks.md, `hotpath`, 2026-11-25, late morning). An array
+ * leaves nothing behind that points forward.
  */
 export class SlotSet<T extends object> {
   private readonly members: T[] = [];
