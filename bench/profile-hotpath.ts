@@ -1,10 +1,11 @@
 /**
  * Where svc's CPU goes on the hot path: runs svc (and the demo vendor) in child processes under
- * `node --cpu-prof`, sends the `hotpath` benchmark's clean read (`e3`, 25 rows) at 10 connections (or as many as asked: 1 shows the sequential path)
- * for a while, stops svc (the profile is written when it exits) and prints the top self-time
- * entries of svc's profile, by function and by file or package, as shares of its busy samples.
+ * `node --cpu-prof`, sends the `hotpath` benchmark's clean read (`e3`, 25 rows) at 10 connections
+ * (or as many as asked: 1 shows the sequential path) for a while, stops svc (the profile is
+ * written when it exits) and prints the top self-time entries of svc's profile, by function and
+ * by file or package, as shares of its busy samples.
  *
- *   npm run build --silent && node dist/bench/profile-hotpath.js [seconds=10] [toon|json] [top=30] [connections=10]
+ *   npm run build --silent && node dist/bench/profile-hotpath.js [seconds=10] [toon|json] [top=30] [conns=10]
  *   node dist/bench/profile-hotpath.js --read <file.cpuprofile> [top=30]   (an existing profile)
  *
  * The profile is kept (its path is printed) for Chrome DevTools or speedscope. Start-up (module

@@ -49,10 +49,10 @@ export class Cancel implements CancelSignal {
   removeEventListener(_type: 'abort', listener: AbortListener): void {
     const ls = this.listeners;
     const i = ls ? ls.indexOf(listener) : -1;
-    if (i < 0) return;
-    ls![i] = undefined;
+    if (!ls || i < 0) return;
+    ls[i] = undefined;
     if (--this.count === 0) this.listeners = undefined;
-    else if (ls!.length >= 64 && this.count * 4 < ls!.length) this.listeners = ls!.filter((l) => l !== undefined);
+    else if (ls.length >= 64 && this.count * 4 < ls.length) this.listeners = ls.filter((l) => l !== undefined);
   }
 
   /** Abort with `reason` (the first abort wins) and call every listener; one that throws does not stop the rest. */
