@@ -28,8 +28,6 @@ export class WriteBehindStore implements ArtifactStore {
    * says why such a Map costs the collector); a read of an id still queued finds it by a scan.
    */
   private batch: Queued[] = [];
-  /** Entries of `batch` not started yet. */
-  private waiting = 0;
   private scheduled = false;
   private failed = 0;
 
@@ -48,7 +46,6 @@ export class WriteBehindStore implements ArtifactStore {
     if (this.inner.mintsIds) {
       const id = mintArtifactId();
       this.batch.push({ id, make });
-      this.waiting++;
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(this.release);
@@ -79,7 +76,6 @@ export class WriteBehindStore implements ArtifactStore {
     const { id } = q;
     const make = q.make!;
     q.make = undefined;
-    this.waiting--;
     let s: RunSnapshot | undefined;
     try {
       s = make();
@@ -155,7 +151,9 @@ export class WriteBehindStore implements ArtifactStore {
   }
 
   stats(): StoreStats {
-    const pending_writes = this.pending.size + this.waiting;
+    // The batch's entries not started yet (a read of one starts it early).
+    const queued = this.batch.reduce((n, q) => (q.make ? n + 1 : n), 0);
+    const pending_writes = this.pending.size + queued;
     return { ...this.inner.stats(), pending_writes, failed_writes: this.failed };
   }
 }
