@@ -8,7 +8,14 @@ import type { Capability } from '../pack/cgs.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { type AuthResolver, TokenError } from './auth.js';
 import type { Caller } from './credentials/types.js';
-import { BodyTooLarge, RequestTimeout, type HttpClient, type HttpRequest, type HttpResponse } from './http-client.js';
+import {
+  BodyTooLarge,
+  headerOf,
+  RequestTimeout,
+  type HttpClient,
+  type HttpRequest,
+  type HttpResponse,
+} from './http-client.js';
 import { backoffMs, isResetError, retryAfterMs, RETRY_STATUSES, sleep, type RetryPolicy } from './retry.js';
 import type { CancelSignal } from './signal.js';
 
@@ -136,7 +143,12 @@ export async function callVendor(
       if (!idempotent || !RETRY_STATUSES.has(res.status)) return failure;
     }
     if (attempts > ctx.retry.retries) return failure!;
-    const wait = backoffMs(ctx.retry, attempts - 1, retryAfterMs(res?.headers['retry-after'], ctx.now()), ctx.random);
+    const wait = backoffMs(
+      ctx.retry,
+      attempts - 1,
+      retryAfterMs(res && headerOf(res, 'retry-after'), ctx.now()),
+      ctx.random,
+    );
     if (waited + wait > ctx.retry.budgetMs) return failure!;
     waited += wait;
     try {

@@ -3,6 +3,7 @@
  * the mapping says, totals, next-page markers, and values coerced to the declared field types.
  */
 import type { Capability, Entity, FieldDef, JsonValue, TypeSpec } from '../pack/cgs.js';
+import { headerOf, type HttpResponse } from './http-client.js';
 
 export type Row = Record<string, JsonValue>;
 
@@ -43,17 +44,19 @@ function isJsonType(ct: string | undefined): boolean {
 }
 
 /** Decode a successful response of `cap`. */
-export function decodeResponse(cap: Capability, headers: Record<string, string>, body: Buffer): Decoded {
+export function decodeResponse(cap: Capability, res: HttpResponse): Decoded {
+  const body = res.body;
   if (cap.returns === 'none' && body.length === 0) return { ok: true, rows: [], body: null };
   if (body.length === 0)
     return cap.returns === 'none'
       ? { ok: true, rows: [], body: null }
       : { ok: false, problem: 'the vendor answered with an empty body' };
-  if (!isJsonType(headers['content-type'])) {
+  const type = headerOf(res, 'content-type');
+  if (!isJsonType(type)) {
     if (cap.returns === 'none') return { ok: true, rows: [], body: null };
     return {
       ok: false,
-      problem: `the vendor answered with content type \`${headers['content-type'] ?? 'none'}\`, not JSON`,
+      problem: `the vendor answered with content type \`${type ?? 'none'}\`, not JSON`,
     };
   }
   let parsed: unknown;
@@ -87,7 +90,7 @@ export function decodeResponse(cap: Capability, headers: Record<string, string>,
   };
   const total = cap.http.response.total;
   if (total) {
-    const raw = 'header' in total ? headers[total.header.toLowerCase()] : atPath(parsed, total.path);
+    const raw = 'header' in total ? headerOf(res, total.header.toLowerCase()) : atPath(parsed, total.path);
     const n =
       typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : undefined;
     if (n !== undefined) out.total = n;
@@ -97,7 +100,7 @@ export function decodeResponse(cap: Capability, headers: Record<string, string>,
     const c = atPath(parsed, pg.next_cursor);
     if ((typeof c === 'string' && c !== '') || typeof c === 'number') out.nextCursor = String(c);
   } else if (pg?.style === 'link') {
-    const l = nextLinkOf(headers.link);
+    const l = nextLinkOf(headerOf(res, 'link'));
     if (l) out.nextLink = l;
   }
   return out;

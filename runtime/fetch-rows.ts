@@ -158,7 +158,7 @@ export async function fetchRows(
       out.error = r.error;
       return out;
     }
-    const d = decodeResponse(cap, r.res.headers, r.res.body);
+    const d = decodeResponse(cap, r.res);
     if (!d.ok) {
       out.error = svcError('vendor_bad_response', `${entry.entry_id} ${cap.name}: ${d.problem}`, {
         hint: 'the vendor does not answer as the catalog says; check the mapping (response.path) or the backend URL',

@@ -18,9 +18,17 @@ export interface HttpRequest {
 
 export interface HttpResponse {
   status: number;
-  /** Lower-case header names; repeated headers joined with ", " (`set-cookie` is not needed). */
+  /**
+   * Lower-case header names; repeated headers joined with ", " (`set-cookie` is not needed). A
+   * reader of one header asks `headerOf`, which builds no object for the default client's answers.
+   */
   headers: Record<string, string>;
   body: Buffer;
+}
+
+/** Header `name` (lower-case) of `res`: repeated ones joined with ", "; undefined when absent. */
+export function headerOf(res: HttpResponse, name: string): string | undefined {
+  return res instanceof Answer ? res.header(name) : res.headers[name];
 }
 
 /** Thrown by `HttpClient.request` when the body exceeds the limit (the socket is discarded). */
@@ -131,15 +139,15 @@ export class PooledHttpClient implements HttpClient {
 }
 
 /**
- * One vendor answer collected from undici's dispatch handler calls: status, headers (lower-case
- * names, repeated ones joined with ", ") and the body chunks, bounded; no stream in between. The
+ * One vendor answer collected from undici's dispatch handler calls: status, raw headers and the
+ * body chunks, bounded; no stream in between. The
  * caller's signal and the timeout abort the request (the handler is its own abort listener and
  * its timer's argument: no closure or AbortController per call).
  */
 class Collect {
   private abort: ((err?: Error) => void) | undefined;
   private status = 0;
-  private headers: Record<string, string> = {};
+  private raw: Buffer[] = [];
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private settled = false;
@@ -179,15 +187,7 @@ class Collect {
 
   onHeaders(status: number, raw: Buffer[]): boolean {
     this.status = status;
-    const headers: Record<string, string> = {};
-    for (let i = 0; i < raw.length; i += 2) {
-      // undici's lower-case name of a well-known header (no string built), else latin1 lower-cased.
-      const k = util.headerNameToString(raw[i]!);
-      const v = raw[i + 1]!.toString('utf8');
-      const seen = headers[k];
-      headers[k] = seen === undefined ? v : `${seen}, ${v}`;
-    }
-    this.headers = headers;
+    this.raw = raw;
     return true;
   }
 
@@ -205,7 +205,7 @@ class Collect {
   onComplete(): void {
     if (this.done()) return;
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    this.resolve({ status: this.status, headers: this.headers, body });
+    this.resolve(new Answer(this.status, this.raw, body));
   }
 
   onError(err: Error): void {
@@ -220,4 +220,58 @@ class Collect {
     if (this.timer) clearTimeout(this.timer);
     return false;
   }
+}
+
+/**
+ * An answer as undici gave it. Its headers stay undici's raw name/value pairs (views of the read
+ * buffer, as the body's chunks are) until asked: a read looks at one or two of the dozen or so a
+ * vendor sends, and lower-casing every name and decoding every value cost more than the rest
+ * of the answer's handling on a cold process.
+ */
+class Answer implements HttpResponse {
+  private all: Record<string, string> | undefined;
+
+  constructor(
+    readonly status: number,
+    private readonly raw: Buffer[],
+    readonly body: Buffer,
+  ) {}
+
+  get headers(): Record<string, string> {
+    if (this.all) return this.all;
+    const headers: Record<string, string> = {};
+    const raw = this.raw;
+    for (let i = 0; i < raw.length; i += 2) {
+      // undici's lower-case name of a well-known header (no string built), else latin1 lower-cased.
+      const k = util.headerNameToString(raw[i]!);
+      const v = raw[i + 1]!.toString('utf8');
+      const seen = headers[k];
+      headers[k] = seen === undefined ? v : `${seen}, ${v}`;
+    }
+    return (this.all = headers);
+  }
+
+  /** Header `name` (lower-case ASCII), compared byte by byte: no string built for the others. */
+  header(name: string): string | undefined {
+    if (this.all) return this.all[name];
+    const raw = this.raw;
+    let found: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (!sameName(raw[i]!, name)) continue;
+      const v = raw[i + 1]!.toString('utf8');
+      found = found === undefined ? v : `${found}, ${v}`;
+    }
+    return found;
+  }
+}
+
+/** True when header name `b` is `lower` (lower-case ASCII) in any case. */
+function sameName(b: Buffer, lower: string): boolean {
+  if (b.length !== lower.length) return false;
+  for (let j = 0; j < b.length; j++) {
+    const c = b[j]!;
+    // A-Z folded to a-z; every other byte compared as it is.
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower.charCodeAt(j)) return false;
+  }
+  return true;
 }

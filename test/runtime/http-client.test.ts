@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BodyTooLarge, PooledHttpClient, RequestTimeout } from '../../runtime/http-client.js';
+import { BodyTooLarge, headerOf, PooledHttpClient, RequestTimeout } from '../../runtime/http-client.js';
 
 /**
  * A real server that answers each request with its request target; `/big` with 64 KiB, `/late`
@@ -12,6 +12,11 @@ async function targetServer(t: Test) {
     if (req.url === '/big') return res.end(Buffer.alloc(64 * 1024, 'x'));
     if (req.url === '/slow') return; // never answers
     if (req.url === '/late') return void setTimeout(() => res.end('late'), 1200);
+    if (req.url === '/raw') {
+      // Names as a vendor may spell them: any case, one repeated in two spellings, one the length of another.
+      const raw = ['CONTENT-TYPE', 'application/json', 'x-Twice', 'a', 'X-TWICE', 'b', 'Content-Typf', 'no'];
+      return void res.writeHead(200, [...raw, 'Link', '<https://v.test/p2>; rel="next"']).end('[]');
+    }
     res.setHeader('X-Twice', ['a', 'b']);
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end(req.url);
@@ -48,6 +53,31 @@ t.test('the request target is what the URL parser makes of the URL, split fast o
   t.equal(res.status, 200);
   t.equal(res.headers['x-twice'], 'a, b', 'repeated headers joined, names lower-case');
   t.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
+});
+
+t.test("one header is read from undici's raw pairs as the whole set would have it", async (t) => {
+  const base = await targetServer(t);
+  const http = new PooledHttpClient();
+  t.teardown(() => http.close());
+  const names = ['content-type', 'x-twice', 'content-typf', 'link', 'retry-after', 'x-total-count'];
+  const get = () => http.request({ method: 'GET', url: `${base}/raw`, headers: {} }, { maxBodyBytes: 1024 });
+  const first = await get();
+  const one = names.map((n) => headerOf(first, n));
+  t.same(one, ['application/json', 'a, b', 'no', '<https://v.test/p2>; rel="next"', undefined, undefined]);
+  const all = first.headers;
+  t.same(
+    names.map((n) => all[n]),
+    one,
+    'asked one by one, before the whole set was built: the same as the whole set',
+  );
+  t.same(
+    names.map((n) => headerOf(first, n)),
+    one,
+    'and after it',
+  );
+  const second = await get();
+  t.same(second.headers, all, 'the whole set, built first');
+  t.equal(headerOf({ status: 200, headers: { 'x-a': '1' }, body: Buffer.alloc(0) }, 'x-a'), '1', 'a plain answer');
 });
 
 t.test('a body over the limit and an aborted signal reject', async (t) => {

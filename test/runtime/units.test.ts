@@ -50,6 +50,9 @@ function cap(over: Omit<Partial<Capability>, 'http'> & { http?: Partial<HttpMapp
 
 const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 const JSON_CT = { 'content-type': 'application/json; charset=utf-8' };
+/** `decodeResponse` of a 200 answer with these headers (lower-case names, as `HttpResponse` has them). */
+const decode = (c: Capability, headers: Record<string, string>, body: Buffer) =>
+  decodeResponse(c, { status: 200, headers, body });
 
 t.test('buildRequest', async (t) => {
   t.test('path parameters are URL-encoded, one segment each', async (t) => {
@@ -185,7 +188,7 @@ t.test('buildRequest', async (t) => {
 t.test('decodeResponse', async (t) => {
   t.test('rows at a dot path, JSON content types with parameters and +json', async (t) => {
     const c = cap({ http: { response: { path: 'data.items' } } });
-    const d = decodeResponse(
+    const d = decode(
       c,
       { 'content-type': 'application/vnd.api+json; charset=utf-8' },
       json({ data: { items: [{ id: 1 }, { id: 2 }] } }),
@@ -195,31 +198,31 @@ t.test('decodeResponse', async (t) => {
   });
 
   t.test('the body itself with path ""; non-object entries are dropped', async (t) => {
-    const d = decodeResponse(cap(), JSON_CT, json([{ id: 1 }, null, 3, [4], { id: 2 }]));
+    const d = decode(cap(), JSON_CT, json([{ id: 1 }, null, 3, [4], { id: 2 }]));
     t.ok(d.ok);
     if (d.ok) t.same(d.rows, [{ id: 1 }, { id: 2 }]);
   });
 
   t.test('totals from a header (any case) and from the body', async (t) => {
-    const h = decodeResponse(
+    const h = decode(
       cap({ http: { response: { path: '', total: { header: 'X-Total-Count' } } } }),
       { ...JSON_CT, 'x-total-count': '42' },
       json([]),
     );
     t.ok(h.ok && h.total === 42, 'header total');
-    const b = decodeResponse(
+    const b = decode(
       cap({ http: { response: { path: 'items', total: { path: 'meta.total' } } } }),
       JSON_CT,
       json({ items: [], meta: { total: 7 } }),
     );
     t.ok(b.ok && b.total === 7, 'body total');
-    const s = decodeResponse(
+    const s = decode(
       cap({ http: { response: { path: 'items', total: { path: 'meta.total' } } } }),
       JSON_CT,
       json({ items: [], meta: { total: '19' } }),
     );
     t.ok(s.ok && s.total === 19, 'numeric string total');
-    const bad = decodeResponse(
+    const bad = decode(
       cap({ http: { response: { path: '', total: { header: 'X-Total-Count' } } } }),
       { ...JSON_CT, 'x-total-count': 'many' },
       json([]),
@@ -229,38 +232,38 @@ t.test('decodeResponse', async (t) => {
 
   t.test('one row for row-returning capabilities', async (t) => {
     const c = cap({ kind: 'get', returns: 'row', http: { path: '/items/{id}', response: { path: 'data' } } });
-    const d = decodeResponse(c, JSON_CT, json({ data: { id: 9 } }));
+    const d = decode(c, JSON_CT, json({ data: { id: 9 } }));
     t.ok(d.ok);
     if (d.ok) t.same(d.rows, [{ id: 9 }]);
-    const list = decodeResponse(c, JSON_CT, json({ data: [{ id: 9 }] }));
+    const list = decode(c, JSON_CT, json({ data: [{ id: 9 }] }));
     t.notOk(list.ok);
     if (!list.ok) t.match(list.problem, /expected one row \(an object\) at `data`, found a list/);
   });
 
   t.test('shape, content type and JSON problems are reported, not thrown', async (t) => {
-    const shape = decodeResponse(cap({ http: { response: { path: 'items' } } }), JSON_CT, json({ items: { id: 1 } }));
+    const shape = decode(cap({ http: { response: { path: 'items' } } }), JSON_CT, json({ items: { id: 1 } }));
     t.notOk(shape.ok);
     if (!shape.ok) t.match(shape.problem, /expected a list of rows at `items`, found an object/);
-    const missing = decodeResponse(cap({ http: { response: { path: 'items' } } }), JSON_CT, json({ other: [] }));
+    const missing = decode(cap({ http: { response: { path: 'items' } } }), JSON_CT, json({ other: [] }));
     if (!missing.ok) t.match(missing.problem, /found nothing/);
     else t.fail('a missing path must be a problem');
-    const html = decodeResponse(cap(), { 'content-type': 'text/html' }, Buffer.from('<html>oops</html>'));
+    const html = decode(cap(), { 'content-type': 'text/html' }, Buffer.from('<html>oops</html>'));
     t.notOk(html.ok);
     if (!html.ok) t.match(html.problem, /text\/html/);
-    const noType = decodeResponse(cap(), {}, json([]));
+    const noType = decode(cap(), {}, json([]));
     t.notOk(noType.ok, 'no content type is not JSON');
-    const malformed = decodeResponse(cap(), JSON_CT, Buffer.from('[{"id": 1,'));
+    const malformed = decode(cap(), JSON_CT, Buffer.from('[{"id": 1,'));
     t.notOk(malformed.ok);
     if (!malformed.ok) t.match(malformed.problem, /malformed JSON/);
-    const empty = decodeResponse(cap(), JSON_CT, Buffer.alloc(0));
+    const empty = decode(cap(), JSON_CT, Buffer.alloc(0));
     t.notOk(empty.ok);
   });
 
   t.test('capabilities returning nothing accept empty and non-JSON bodies', async (t) => {
     const c = cap({ kind: 'delete', returns: 'none', http: { method: 'DELETE', path: '/items/{id}' } });
-    t.ok(decodeResponse(c, {}, Buffer.alloc(0)).ok);
-    t.ok(decodeResponse(c, { 'content-type': 'text/plain' }, Buffer.from('deleted')).ok);
-    const d = decodeResponse(c, JSON_CT, json({ ok: true }));
+    t.ok(decode(c, {}, Buffer.alloc(0)).ok);
+    t.ok(decode(c, { 'content-type': 'text/plain' }, Buffer.from('deleted')).ok);
+    const d = decode(c, JSON_CT, json({ ok: true }));
     t.ok(d.ok && d.rows.length === 0);
   });
 
@@ -274,7 +277,7 @@ t.test('decodeResponse', async (t) => {
     };
     const c = cap({ http: { pagination: pg, response: { path: 'items' } } });
     const marker = (next: unknown) => {
-      const d = decodeResponse(c, JSON_CT, json({ items: [{ id: 1 }], meta: { next } }));
+      const d = decode(c, JSON_CT, json({ items: [{ id: 1 }], meta: { next } }));
       return d.ok ? d.nextCursor : 'error';
     };
     t.equal(marker('abc'), 'abc');
@@ -286,11 +289,7 @@ t.test('decodeResponse', async (t) => {
 
   t.test('link markers from the Link header', async (t) => {
     const c = cap({ http: { pagination: { style: 'link', first_page: 1, page_size: 10, max_page_size: 100 } } });
-    const d = decodeResponse(
-      c,
-      { ...JSON_CT, link: '<https://api.example.test/items?page=2>; rel="next"' },
-      json([{ id: 1 }]),
-    );
+    const d = decode(c, { ...JSON_CT, link: '<https://api.example.test/items?page=2>; rel="next"' }, json([{ id: 1 }]));
     t.ok(d.ok && d.nextLink === 'https://api.example.test/items?page=2');
   });
 
