@@ -239,6 +239,8 @@ async function run(): Promise<BenchResult> {
     /** The median over rounds of target `a`'s time minus `b`'s in the same round: steadier than p50(a) − p50(b). */
     const paired = (a: number, b: number) => median(rounds[a]!.map((x, r) => x - rounds[b]![r]!));
     const added = p50.map((x) => x - p50[0]!);
+    /** Percentile `p` of target `a` minus the same of `b`: how the two distributions lie at their low end, middle and tail. */
+    const gap = (a: number, b: number, p: number) => percentile(lat[a]!, p) - percentile(lat[b]!, p);
 
     const pools = targets.map((t) => new Pool(t.origin, { connections: LOAD_CONNECTIONS }));
     const loads: Load[][] = targets.map(() => []);
@@ -273,7 +275,7 @@ async function run(): Promise<BenchResult> {
         label: `${targets[i]!.name} − bare, paired`,
         value: paired(i, BARE),
         unit: 'ms',
-        note: `median over ${ROUNDS} rounds of the difference within a round (p50s: ${ms(added[i]! - added[BARE]!)})`,
+        note: `median over ${ROUNDS} rounds of the difference within a round (p10s: ${ms(gap(i, BARE, 10))}, p50s: ${ms(gap(i, BARE, 50))}, p90s: ${ms(gap(i, BARE, 90))})`,
       });
     if (base)
       for (const i of [SVC_TOON, SVC_JSON])
