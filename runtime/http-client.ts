@@ -140,9 +140,9 @@ export class PooledHttpClient implements HttpClient {
 
 /**
  * One vendor answer collected from undici's dispatch handler calls: status, raw headers and the
- * body chunks, bounded; no stream in between. The
- * caller's signal and the timeout abort the request (the handler is its own abort listener and
- * its timer's argument: no closure or AbortController per call).
+ * body chunks, bounded; no stream in between. The caller's signal and the timeout abort the
+ * request (the handler is its own abort listener and its timer's argument: no closure or
+ * AbortController per call).
  */
 class Collect {
   private abort: ((err?: Error) => void) | undefined;
