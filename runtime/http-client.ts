@@ -138,6 +138,9 @@ export class PooledHttpClient implements HttpClient {
   }
 }
 
+/** What a handler holds before undici calls its `onHeaders` (shared: never written). */
+const NO_HEADERS: Buffer[] = [];
+
 /**
  * One vendor answer collected from undici's dispatch handler calls: status, raw headers and the
  * body chunks, bounded; no stream in between. The caller's signal and the timeout abort the
@@ -147,7 +150,8 @@ export class PooledHttpClient implements HttpClient {
 class Collect {
   private abort: ((err?: Error) => void) | undefined;
   private status = 0;
-  private raw: Buffer[] = [];
+  /** Set by `onHeaders`, which undici calls before any `onComplete`. */
+  private raw: Buffer[] = NO_HEADERS;
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private settled = false;
@@ -244,9 +248,7 @@ class Answer implements HttpResponse {
     for (let i = 0; i < raw.length; i += 2) {
       // undici's lower-case name of a well-known header (no string built), else latin1 lower-cased.
       const k = util.headerNameToString(raw[i]!);
-      const v = raw[i + 1]!.toString('utf8');
-      const seen = headers[k];
-      headers[k] = seen === undefined ? v : `${seen}, ${v}`;
+      headers[k] = joined(headers[k], raw[i + 1]!);
     }
     return (this.all = headers);
   }
@@ -257,12 +259,16 @@ class Answer implements HttpResponse {
     const raw = this.raw;
     let found: string | undefined;
     for (let i = 0; i < raw.length; i += 2) {
-      if (!sameName(raw[i]!, name)) continue;
-      const v = raw[i + 1]!.toString('utf8');
-      found = found === undefined ? v : `${found}, ${v}`;
+      if (sameName(raw[i]!, name)) found = joined(found, raw[i + 1]!);
     }
     return found;
   }
+}
+
+/** A repeated header's values joined with ", " (`seen`: the values before `value`). */
+function joined(seen: string | undefined, value: Buffer): string {
+  const v = value.toString('utf8');
+  return seen === undefined ? v : `${seen}, ${v}`;
 }
 
 /** True when header name `b` is `lower` (lower-case ASCII) in any case. */
