@@ -4,13 +4,14 @@
  * `current` file names the active session. Layouts: docs/cli.md "The workspace".
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SymbolTable, type SymbolTableJson } from '../../compiler/symbols.js';
+import { SymbolTable } from '../../compiler/symbols.js';
 import { canonicalHash } from '../../common/canonical.js';
 import type { Cgs } from '../../pack/cgs.js';
 import { Registry, registryEntry, type RegistryEntry } from '../../pack/registry.js';
 import { usageError } from '../terminal/errors.js';
+import { damaged, readWorkspaceJson, readWorkspaceText, symbolTableJson } from './damaged.js';
 import { paths, SESSION_ID } from './paths.js';
 
 /** What `meta.txt` holds. */
@@ -61,7 +62,7 @@ export function parseMeta(text: string): SessionMeta {
  * `cgs_hash`, which catches a damaged or edited file without loading the schema validator.
  */
 function cachedEntry(api: string, file: string, cgsHash: string): RegistryEntry {
-  const cgs = JSON.parse(readFileSync(file, 'utf8')) as Cgs;
+  const cgs = readWorkspaceJson(file) as Cgs;
   if (canonicalHash(cgs) !== cgsHash || cgs.entry_id !== api)
     throw usageError(
       'workspace_damaged',
@@ -89,8 +90,12 @@ export class ClientSession {
     return existsSync(this.file('meta.txt'));
   }
 
+  /** `meta.txt`; one without the server session it names is `workspace_damaged`. */
   readMeta(): SessionMeta {
-    return parseMeta(readFileSync(this.file('meta.txt'), 'utf8'));
+    const file = this.file('meta.txt');
+    const meta = parseMeta(readWorkspaceText(file));
+    if (!meta.prompt_hash || !meta.session) throw damaged(file, 'names no server session (prompt_hash, session)');
+    return meta;
   }
 
   writeMeta(m: SessionMeta): void {
@@ -101,7 +106,7 @@ export class ClientSession {
   readSymbols(): SymbolTable {
     const f = this.file('symbols.json');
     if (!existsSync(f)) return new SymbolTable();
-    return SymbolTable.fromJSON(JSON.parse(readFileSync(f, 'utf8')) as SymbolTableJson);
+    return SymbolTable.fromJSON(symbolTableJson(f, readWorkspaceJson(f)));
   }
 
   writeSymbols(t: SymbolTable): void {
@@ -111,7 +116,7 @@ export class ClientSession {
   /** Append text (already newline-terminated) to teaching.tsv. */
   appendTeaching(text: string): void {
     const f = this.file('teaching.tsv');
-    const old = existsSync(f) ? readFileSync(f, 'utf8') : '';
+    const old = existsSync(f) ? readWorkspaceText(f) : '';
     writeFileSync(f, old + text);
   }
 
@@ -174,7 +179,7 @@ export class ClientSession {
 export function activeSession(root: string, slug: string): ClientSession | undefined {
   const f = paths.current(root, slug);
   if (!existsSync(f)) return undefined;
-  const id = readFileSync(f, 'utf8').trim();
+  const id = readWorkspaceText(f).trim();
   if (!SESSION_ID.test(id)) return undefined;
   const s = new ClientSession(root, id);
   return s.exists() ? s : undefined;
