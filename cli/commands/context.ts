@@ -12,6 +12,7 @@ import { renderWave, teachingRules, TEACHING_HEADER } from '../../compiler/teach
 import { Registry, type RegistryEntry } from '../../pack/registry.js';
 import { field, firstError, ServerClient, throwIfAuth } from '../terminal/client.js';
 import { TERMINAL_EXIT, TerminalError, usageError } from '../terminal/errors.js';
+import { safeText } from '../terminal/safe-text.js';
 import { readDiscovery } from '../workspace/discovery.js';
 import { hostSlug, newSessionId, normalizeServer, paths } from '../workspace/paths.js';
 import { loadProfile } from '../workspace/profile.js';
@@ -219,7 +220,7 @@ export function contextCommand(): Command {
         process.stderr.write(
           `already taught: ${repeated.map((r) => `${symbols.entitySymbol(r.api, r.entity)?.sym} (${seedText(r)})`).join(', ')}\n`,
         );
-      process.stdout.write(waveTsv);
+      process.stdout.write(safeText(waveTsv));
     });
 }
 

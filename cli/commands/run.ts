@@ -9,11 +9,12 @@ import { compileProgram } from '../../compiler/compile.js';
 import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { field, firstError, ServerClient, throwIfAuth } from '../terminal/client.js';
+import { field, firstError, formatOf, ServerClient, throwIfAuth, type HttpAnswer } from '../terminal/client.js';
 import { sendContinuation, sendPlan, type Sender, type Sent } from '../terminal/live.js';
 import { progressWanted } from '../terminal/progress.js';
 import { ACCEPT, answerMeta, record, type AcceptName } from '../terminal/record.js';
 import { TERMINAL_EXIT, usageError } from '../terminal/errors.js';
+import { safeText } from '../terminal/safe-text.js';
 import { hostSlug } from '../workspace/paths.js';
 import { loadProfile } from '../workspace/profile.js';
 import { activeSession } from '../workspace/session.js';
@@ -124,17 +125,27 @@ export function runCommand(): Command {
       if (opts.json) {
         const doc = JSON.parse(readFileSync(join(dir, 'body.json'), 'utf8')) as Record<string, unknown>;
         process.stdout.write(JSON.stringify({ record: relative(session.dir, dir), ...doc }, null, 2) + '\n');
-      } else process.stdout.write(answer.text.endsWith('\n') || answer.text === '' ? answer.text : answer.text + '\n');
+      } else process.stdout.write(printable(answer));
       if (sent.interrupted) process.exitCode = INTERRUPTED;
       else if (answer.status >= 300) {
         const code = field(svcMeta.code) || firstError(answer).code;
         if (['unknown_session', 'session_stale', 'catalog_mismatch'].includes(code))
           process.stderr.write(
-            `svc: ${code}: this client session cannot continue; start a new one: svc context --new ${meta.seeds.join(' ')}\n`,
+            `svc: ${safeText(code)}: this client session cannot continue; start a new one: svc context --new ${meta.seeds.join(' ')}\n`,
           );
         process.exitCode = TERMINAL_EXIT.program;
       }
     });
+}
+
+/**
+ * The answer as printed: JSON, NDJSON and TOON exactly as they came (data a program reads); plain
+ * text (or anything else) with its control characters shown escaped (safe-text.ts). Ends with a newline.
+ */
+function printable(answer: HttpAnswer): string {
+  const format = formatOf(answer.contentType);
+  const text = format === 'json' || format === 'ndjson' || format === 'toon' ? answer.text : safeText(answer.text);
+  return text.endsWith('\n') || text === '' ? text : text + '\n';
 }
 
 async function readStdin(): Promise<string> {

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServerClient } from '../terminal/client.js';
+import { safeText } from '../terminal/safe-text.js';
 import { mergeDiscovery } from '../workspace/discovery.js';
 import { hostSlug, paths } from '../workspace/paths.js';
 import { loadProfile } from '../workspace/profile.js';
@@ -33,6 +34,6 @@ export function searchCommand(): Command {
         writeFileSync(join(dir, 'body.md'), text);
         writeFileSync(join(dir, 'body.json'), JSON.stringify(json, null, 2) + '\n');
       }
-      process.stdout.write(text);
+      process.stdout.write(safeText(text));
     });
 }

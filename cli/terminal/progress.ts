@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { TerminalError, TERMINAL_EXIT } from './errors.js';
 import { send } from './http.js';
+import { safeText } from './safe-text.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const REDRAW_MS = 100;
@@ -32,8 +33,9 @@ export class StatusLine {
     this.timer = setInterval(() => this.draw(), REDRAW_MS);
   }
 
+  /** The line to show next: server text, so its control characters are shown escaped and it stays one line. */
   set(line: string): void {
-    this.line = line;
+    this.line = safeText(line).replace(/[\n\t]/g, ' ');
   }
 
   private draw(): void {
