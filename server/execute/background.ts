@@ -18,12 +18,20 @@ import type { Outcome } from './outcome.js';
 import type { Follow } from './request.js';
 import { opLine, opMeta, terminalSign, trimOperations, type OpEvent } from './operations.js';
 import { LeaseKeeper, OpWriter } from './op-writer.js';
-import { lostOperation, reapLost, SHARED_PROGRESS_COALESCE_MS, type ReplicaOptions } from './replica.js';
+import {
+  leasesJudgedFrom,
+  lostMark,
+  lostOperation,
+  reapLost,
+  SHARED_PROGRESS_COALESCE_MS,
+  type ReplicaOptions,
+} from './replica.js';
 import type { SessionRepository } from './repository.js';
 import { findOperation, followElsewhere, pollOperation, terminalAnswer, type WaitDeps } from './poll-operation.js';
 import { runOptions, type RunHow } from './run-how.js';
 import { checkOperationCaps, followToEnd, liveKey, notify, type LiveOp, type Watch } from './live-op.js';
 import { keyText, type OpDescriptor, type SessionKey, type SessionState } from './state.js';
+import { untilStored } from './write-back.js';
 
 export interface BackgroundDeps {
   registry: () => Registry;
@@ -43,6 +51,12 @@ export interface BackgroundDeps {
 export { runOptions, type RunHow } from './run-how.js';
 
 export type { Watch } from './live-op.js';
+
+/** `writes`: the plan's write steps, when it has any (an `operation_lost` answer then says they may have landed). */
+const writeSteps = (plan: Plan): Pick<OpDescriptor, 'writes'> => {
+  const writes = plan.steps.filter((x) => x.effect === 'write').length;
+  return writes ? { writes } : {};
+};
 
 const fail = (code: SvcError['code'], message: string, hint: string): never => {
   throw new SvcFailure([svcError(code, message, { hint })]);
@@ -80,7 +94,7 @@ export class Background {
     const { now, repo, replica } = this.deps;
     const startedAt = new Date(now());
     const desc = await repo.update(s, (st) => {
-      reapLost(st, now(), (h) => this.live.has(liveKey(s, h)));
+      reapLost(st, now(), (h) => this.live.has(liveKey(s, h)), leasesJudgedFrom(repo, replica));
       this.checkCap(st); // again, inside the transaction: two concurrent starts cannot both pass it
       trimOperations(st.ops, now());
       const d: OpDescriptor = {
@@ -88,6 +102,7 @@ export class Background {
         state: 'running',
         started: now(),
         steps: plan.steps.length,
+        ...writeSteps(plan),
         returns: [...plan.return],
         progress: {},
         version: 0,
@@ -185,21 +200,36 @@ export class Background {
     return this.wait(s, handle);
   }
 
-  /** Write the end of an operation (after its progress writes) and keep its terminal line. */
+  /**
+   * Write the end of an operation (after its progress writes) and keep its terminal line. While the
+   * store is away it is retried until it lands (write-back.ts); the operation stays live here (its
+   * lease renewed, and this process never marks it lost) until then.
+   */
   private async end(op: LiveOp, set: (d: OpDescriptor) => void): Promise<void> {
     await op.writer?.settle();
-    const now = this.deps.now;
-    op.terminal = await this.deps.repo.update(op.key, (st) => {
-      const d = st.ops.get(op.handle);
-      if (!d) return undefined;
-      // Another replica failed it when its lease lapsed (a stall here): an end is final.
-      if (d.state !== 'running') return opLine(d, terminalSign(d.state), now());
-      set(d);
-      d.ended = now();
-      const line = opLine(d, terminalSign(d.state), now());
-      trimOperations(st.ops, now());
-      return line;
+    const { repo, logger } = this.deps;
+    const what = `the end of ${op.handle} of session ${keyText(op.key)}`;
+    op.terminal = await untilStored(() => repo.update(op.key, (st) => this.ended(st, op.handle, set)), {
+      logger,
+      what,
     });
+  }
+
+  /**
+   * The terminal write of an operation: `set` applied once (written again after an outage cut off
+   * its answer, it changes nothing). Another replica's `operation_lost` mark (it found the lease
+   * lapsed, while this process could not renew it) is a guess, and this end is a fact: it wins.
+   */
+  private ended(st: SessionState, handle: string, set: (d: OpDescriptor) => void): string | undefined {
+    const now = this.deps.now;
+    const d = st.ops.get(handle);
+    if (!d) return undefined;
+    if (d.state !== 'running' && !lostMark(d)) return opLine(d, terminalSign(d.state), now());
+    set(d);
+    d.ended = now();
+    const line = opLine(d, terminalSign(d.state), now());
+    trimOperations(st.ops, now());
+    return line;
   }
 
   /** The operation `handle` of a session, or `unknown_operation_handle`. */
@@ -214,7 +244,12 @@ export class Background {
 
   /** What answering about a session's operations needs: the stores, and which run here. */
   private waitDeps(key: SessionKey): WaitDeps {
-    return { ...this.deps, local: (h) => this.live.has(liveKey(key, h)) };
+    const { repo, replica } = this.deps;
+    return {
+      ...this.deps,
+      local: (h) => this.live.has(liveKey(key, h)),
+      leasesJudgedFrom: () => leasesJudgedFrom(repo, replica),
+    };
   }
 
   /** cancel(oN): stop a running operation (cooperatively) and answer its terminal line. */
@@ -222,7 +257,8 @@ export class Background {
     const d = await this.find(key, handle);
     if (d.state === 'running') {
       // An operation whose owner is gone is failed by the poll, and its terminal answer given.
-      if (!this.live.has(liveKey(key, handle)) && lostOperation(d, this.deps.now(), false))
+      const from = leasesJudgedFrom(this.deps.repo, this.deps.replica);
+      if (!this.live.has(liveKey(key, handle)) && lostOperation(d, this.deps.now(), false, from))
         return this.wait(key, handle);
       const op =
         this.live.get(liveKey(key, handle)) ??
@@ -291,5 +327,10 @@ export class Background {
       }),
     ]);
     clearTimeout(timer);
+    const unwritten = [...this.live.values()].map((o) => `${o.handle} of session ${keyText(o.key)}`);
+    if (unwritten.length)
+      this.deps.logger.warn(
+        `${unwritten.length} operations stop with their end not stored (is the session store away?); other replicas answer operation_lost once their lease lapses: ${unwritten.join(', ')}`,
+      );
   }
 }

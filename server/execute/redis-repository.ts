@@ -93,6 +93,8 @@ export class RedisSessionRepository implements SessionRepository {
   private readonly logger: Logger;
   /** This process's token in claims (redis-read.ts). */
   private readonly token = randomBytes(8).toString('hex');
+  /** When the connection was last (re)established (`reachableSince`). */
+  private upSince: number;
 
   private constructor(
     private readonly redis: Client,
@@ -101,6 +103,8 @@ export class RedisSessionRepository implements SessionRepository {
     this.limits = { ...REPOSITORY_LIMITS, ...opts.limits };
     this.ttlMs = this.limits.idleMs + TTL_MARGIN_MS;
     [this.now, this.prefix, this.logger] = [opts.now ?? Date.now, opts.keyPrefix ?? 'svc:', opts.logger ?? SILENT];
+    this.upSince = this.now();
+    redis.on('ready', () => (this.upSince = this.now()));
   }
 
   /**
@@ -196,6 +200,10 @@ export class RedisSessionRepository implements SessionRepository {
 
   settled(): Promise<void> {
     return this.queue.idle();
+  }
+
+  reachableSince(): number {
+    return this.upSince;
   }
 
   async size(): Promise<number> {

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { svcError } from '../../common/errors.js';
+import type { SessionRepository } from './repository.js';
 import type { OpDescriptor, SessionState } from './state.js';
 
 export interface ReplicaOptions {
@@ -36,23 +37,51 @@ export function sharedReplica(leaseMs: number): ReplicaOptions {
   return { id: newReplicaId(), leaseMs, progressCoalesceMs: SHARED_PROGRESS_COALESCE_MS };
 }
 
-/** True when `d` runs, not here, and its owner let the lease lapse. */
-export function lostOperation(d: OpDescriptor, now: number, local: boolean): boolean {
-  return d.state === 'running' && !local && d.lease_until !== undefined && now > d.lease_until;
+/**
+ * True when `d` runs, not here, and its owner let the lease lapse, at or after `judgedFrom`: a
+ * process that reached the store again after an outage (when no owner could renew) judges no lease
+ * until a lease later, so an owner that is alive renews first (`leasesJudgedFrom`).
+ */
+export function lostOperation(d: OpDescriptor, now: number, local: boolean, judgedFrom = -Infinity): boolean {
+  return d.state === 'running' && !local && d.lease_until !== undefined && now > Math.max(d.lease_until, judgedFrom);
 }
 
-/** Mark an operation whose owner is gone as failed (`operation_lost`). */
+/** When this process judges leases from: a lease after it last reached the store again (-Infinity without one). */
+export function leasesJudgedFrom(repo: SessionRepository, replica: ReplicaOptions): number {
+  const since = repo.reachableSince?.();
+  return since === undefined || !replica.leaseMs ? -Infinity : since + replica.leaseMs;
+}
+
+/**
+ * Mark an operation whose owner is gone as failed (`operation_lost`). A lapsed lease is a guess
+ * (the owner may only have been cut off from the store): an owner that is alive writes its end
+ * over this mark (`lostMark`). An operation with writes says they may have landed: its outcome at
+ * the vendor is unknown, and running it again blindly could write twice.
+ */
 export function failLost(d: OpDescriptor, now: number): void {
   d.state = 'failed';
   d.ended = now;
+  const stopped = `the server process running \`${d.handle}\` stopped before it ended`;
   d.errors = [
-    svcError('operation_lost', `the server process running \`${d.handle}\` stopped before it ended`, {
-      hint: 'its lease expired; whatever it wrote to the vendor before stopping stays written. Run the program again',
-    }),
+    d.writes
+      ? svcError('operation_lost', `${stopped}; its writes may have landed at the vendor`, {
+          hint: 'its lease expired while it ran, so whether its writes were made is unknown: check the records it writes at the vendor before running it again',
+        })
+      : svcError('operation_lost', stopped, { hint: 'its lease expired; run the program again' }),
   ];
 }
 
+/** True when `d` ended only because a replica found its lease lapsed (`failLost`), not by its owner. */
+export function lostMark(d: OpDescriptor): boolean {
+  return d.state === 'failed' && d.errors.length === 1 && d.errors[0]!.code === 'operation_lost';
+}
+
 /** Fail every operation of a session whose owner is gone; `local` says which run in this process. */
-export function reapLost(st: SessionState, now: number, local: (handle: string) => boolean): void {
-  for (const d of st.ops.values()) if (lostOperation(d, now, local(d.handle))) failLost(d, now);
+export function reapLost(
+  st: SessionState,
+  now: number,
+  local: (handle: string) => boolean,
+  judgedFrom = -Infinity,
+): void {
+  for (const d of st.ops.values()) if (lostOperation(d, now, local(d.handle), judgedFrom)) failLost(d, now);
 }

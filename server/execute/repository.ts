@@ -70,6 +70,11 @@ export interface SessionRepository {
   size(): Promise<number>;
   /** Resolves once every write in flight (one answered early included) has landed or failed. */
   settled?(): Promise<void>;
+  /**
+   * A shared store's: since when (ms, the repository's clock) this process has reached it without a
+   * break. After an outage no owner could renew its leases; they are judged from a lease after this.
+   */
+  reachableSince?(): number;
   /** Drop idle sessions now (a session with a running operation is not idle). */
   sweep(): Promise<void>;
 }

@@ -63,6 +63,8 @@ export interface OpDescriptor {
   ended?: number;
   /** Steps of the plan. */
   steps: number;
+  /** Write steps of the plan (absent: none); an `operation_lost` answer says they may have landed. */
+  writes?: number;
   /** Ids of the steps whose rows the program returns: progress lines count their rows only. */
   returns: string[];
   /** Step id -> latest progress. */

@@ -1,14 +1,20 @@
 /**
  * Test helper: a real, throwaway `redis-server` child process on 127.0.0.1 and a free port, with
  * nothing persisted (`--save '' --appendonly no`). `stop()` kills it, `restart()` starts it again on
- * the SAME port (an outage and a recovery, as a client sees them). Tests never skip silently: when
- * `redis-server` is not installed, starting throws a one-line error saying how to install it.
+ * the SAME port (an outage and a recovery, as a client sees them). With `{ persist: true }` it keeps
+ * an append-only file (fsync on every write) in a temporary directory, so a restart comes back with
+ * the data, as a production Redis with persistence on does after an outage. Tests never skip
+ * silently: when `redis-server` is not installed, starting throws a one-line error saying how to
+ * install it.
  *
  * @example
  * const redis = await startRedis(t); // killed in t's teardown
  * const repo = await RedisSessionRepository.connect(redis.url, {});
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort, pings } from '../../bench/redis-server.js';
 
 export interface TestRedis {
@@ -17,8 +23,13 @@ export interface TestRedis {
   port: number;
   /** Kill the server (resolves once the process exited). */
   stop(): Promise<void>;
-  /** Start it again on the same port (empty: nothing was persisted); resolves once PING answers. */
+  /** Start it again on the same port (empty unless `persist`); resolves once PING answers. */
   restart(): Promise<void>;
+}
+
+export interface RedisOptions {
+  /** Keep an append-only file (fsync always) that a restart loads: the data survives an outage. */
+  persist?: boolean;
 }
 
 /** Anything with a teardown hook (a tap `Test`). */
@@ -36,8 +47,10 @@ function assertInstalled(): void {
   if (probe.error) throw new Error(NOT_FOUND);
 }
 
-function launch(port: number): ChildProcess {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+/** `dir`: keep an append-only file there (written through on every command), else nothing. */
+function launch(port: number, dir?: string): ChildProcess {
+  const keep = dir ? ['--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...keep];
   args.push('--protected-mode', 'no', '--loglevel', 'warning', '--daemonize', 'no');
   return spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
@@ -64,10 +77,10 @@ function kill(child: ChildProcess): Promise<void> {
 }
 
 /** A server on a free port; another process may take the port first, so try three ports. */
-async function launchOnFreePort(): Promise<{ port: number; child: ChildProcess }> {
+async function launchOnFreePort(dir?: string): Promise<{ port: number; child: ChildProcess }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const child = launch(port);
+    const child = launch(port, dir);
     try {
       await ready(child, port);
       return { port, child };
@@ -79,9 +92,10 @@ async function launchOnFreePort(): Promise<{ port: number; child: ChildProcess }
 }
 
 /** Start a redis-server for a test; it is killed in `t`'s teardown (or call `stop()`). */
-export async function startRedis(t?: Teardown): Promise<TestRedis> {
+export async function startRedis(t?: Teardown, opts: RedisOptions = {}): Promise<TestRedis> {
   assertInstalled();
-  const started = await launchOnFreePort();
+  const dir = opts.persist ? mkdtempSync(join(tmpdir(), 'svc-redis-')) : undefined;
+  const started = await launchOnFreePort(dir);
   const port = started.port;
   let child = started.child;
   const redis: TestRedis = {
@@ -90,12 +104,15 @@ export async function startRedis(t?: Teardown): Promise<TestRedis> {
     stop: () => kill(child),
     restart: async () => {
       await kill(child);
-      child = launch(port);
+      child = launch(port, dir);
       await ready(child, port);
     },
   };
   // A crashed test process must not leave a server behind.
   process.once('exit', () => child.kill('SIGKILL'));
-  t?.teardown(() => redis.stop());
+  t?.teardown(async () => {
+    await redis.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
   return redis;
 }
