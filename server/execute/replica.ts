@@ -3,7 +3,9 @@
  * shared session store: its id, the lease it holds on the operations it runs, and how often it
  * writes their progress. With the in-process store there is one replica and no lease (every
  * running operation is local); with Redis an operation whose owner stopped renewing its lease is
- * failed by whichever replica finds it (`operation_lost`), so nothing stays running forever.
+ * failed by whichever replica finds it (`operation_lost`), so nothing stays running forever. That
+ * mark is a guess: an owner that was only cut off from the store writes its end over it
+ * (background.ts, write-back.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { svcError } from '../../common/errors.js';
