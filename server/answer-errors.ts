@@ -43,7 +43,7 @@ export function answerFailure(
   logger: Logger,
 ): void {
   const where = { req: requestId(req, n), method: req.method, path: shortPath(url.pathname) };
-  if (!(e instanceof SvcFailure) && clientGone(req, e)) {
+  if (!(e instanceof SvcFailure) && clientGone(req, res, e)) {
     // Not a failure of ours: the client hung up or node's request timeout ended the upload.
     logger.info(
       `client closed the connection during ${req.method} ${where.path} (${(e as NodeJS.ErrnoException)?.code ?? 'aborted'})`,
@@ -71,11 +71,19 @@ export function answerFailure(
   answerErrors(req, res, url, errors, headers);
 }
 
-/** True when a failure only means the client went away (hang-up, reset, node's request timeout). */
-function clientGone(req: IncomingMessage, e: unknown): boolean {
+/**
+ * True when a failure only means the client went away (hang-up, reset, node's request timeout).
+ * Not `req.destroyed` alone: node destroys a request once its whole body is read, so a throw
+ * after that (while running or rendering) would be taken for a hang-up and never answered.
+ */
+function clientGone(req: IncomingMessage, res: ServerResponse, e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException | null)?.code;
+  const socket = req.socket as IncomingMessage['socket'] | null;
   return (
-    req.destroyed ||
+    (req.destroyed && !req.complete) ||
+    !socket ||
+    socket.destroyed ||
+    res.destroyed ||
     code === 'ECONNRESET' ||
     code === 'ERR_STREAM_PREMATURE_CLOSE' ||
     (e as Error | null)?.message === 'aborted'
