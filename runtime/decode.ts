@@ -4,12 +4,13 @@
  */
 import type { Capability, Entity, FieldDef, JsonValue, TypeSpec } from '../pack/cgs.js';
 import { headerOf, type HttpResponse } from './http-client.js';
+import { jsonDeeperThan, MAX_VENDOR_JSON_DEPTH } from './json-depth.js';
 
 export type Row = Record<string, JsonValue>;
 
 export type Decoded =
   | { ok: true; rows: Row[]; total?: number; nextCursor?: string; nextLink?: string; body: unknown }
-  | { ok: false; problem: string };
+  | { ok: false; problem: string; hint?: string };
 
 /** Follow a dot path (`data.items`); `""` is the value itself. */
 export function atPath(value: unknown, path: string): unknown {
@@ -65,7 +66,16 @@ export function decodeResponse(cap: Capability, res: HttpResponse): Decoded {
   } catch (e) {
     return { ok: false, problem: `the vendor answered with malformed JSON (${(e as Error).message.split('\n')[0]})` };
   }
-  if (cap.returns === 'none') return { ok: true, rows: [], body: parsed };
+  // Before anything walks it: later walks recurse, and a deeper value would overflow their stack.
+  // A capability that returns nothing reads no rows: its answer is dropped instead.
+  const deep = jsonDeeperThan(parsed, MAX_VENDOR_JSON_DEPTH);
+  if (cap.returns === 'none') return { ok: true, rows: [], body: deep ? null : parsed };
+  if (deep)
+    return {
+      ok: false,
+      problem: `the vendor answer is nested deeper than ${MAX_VENDOR_JSON_DEPTH} levels (arrays or objects inside each other)`,
+      hint: `svc reads vendor answers up to ${MAX_VENDOR_JSON_DEPTH} levels deep, which no real API reaches; check the catalog's backend URL, or ask the vendor why it answers so`,
+    };
   const at = atPath(parsed, cap.http.response.path);
   let rows: unknown[];
   if (cap.returns === 'rows') {

@@ -161,7 +161,9 @@ export async function fetchRows(
     const d = decodeResponse(cap, r.res);
     if (!d.ok) {
       out.error = svcError('vendor_bad_response', `${entry.entry_id} ${cap.name}: ${d.problem}`, {
-        hint: 'the vendor does not answer as the catalog says; check the mapping (response.path) or the backend URL',
+        hint:
+          d.hint ??
+          'the vendor does not answer as the catalog says; check the mapping (response.path) or the backend URL',
       });
       return out;
     }
