@@ -5,6 +5,7 @@
 import { quote } from '../common/quote.js';
 import { suggestHint } from '../common/suggest.js';
 import type { Capability, ParamDef } from '../pack/cgs.js';
+import { headerValueProblem } from '../pack/header-values.js';
 import type { Arg, Call, SrcSpan, Value } from './ast.js';
 import { checkParamLiteral } from './check-param.js';
 import { showable } from './fix-text.js';
@@ -71,6 +72,9 @@ export function resolveArg(
   }
   const c = checkParamLiteral(p, v, !p.required);
   if (!c.ok) return st.fail(c.code, c.at.span, c.message, literalHint(st, p, v, c, positionalOf, call));
+  // A value sent in a header: a line break in it is refused here, so a dry-run catches it too.
+  const header = c.value === null ? undefined : headerValueProblem(cap, param, c.value);
+  if (header) return st.fail(header.code, v.span, header.message, header.hint);
   return { lit: c.value };
 }
 

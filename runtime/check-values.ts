@@ -1,10 +1,12 @@
 /**
  * Values taken from bound rows (`x.rating`, one call per row; a nest's row fields) are known only
  * at run time: before any vendor call, each is checked against its parameter's constraints, and
- * the call against the capability's `at_least_one`. Literals were checked when the program compiled.
+ * the call against the capability's `at_least_one`, and a value sent in a header for characters a
+ * header cannot carry. Literals were checked when the program compiled.
  */
 import { svcError, type SvcError } from '../common/errors.js';
 import type { Capability, JsonValue } from '../pack/cgs.js';
+import { headerValueProblem } from '../pack/header-values.js';
 import { valueProblem } from '../pack/param-constraints.js';
 import type { Values } from './request.js';
 
@@ -26,6 +28,9 @@ export function boundValuesProblem(
       return svcError('constraint_violation', `${what}: ${broken.message}; got ${shown(v!)} from ${from}`, {
         hint: `the bound rows hold a value ${cap.name} does not accept: narrow them first (a filter on ${from.split('.').pop()}), or pass a literal`,
       });
+    const header =
+      v !== undefined && v !== null ? headerValueProblem(cap, name, v, `${what} (from ${from})`) : undefined;
+    if (header) return header;
   }
   const least = cap.at_least_one ?? [];
   if (bound.size && least.length && !least.some((n) => values[n] !== undefined && values[n] !== null))

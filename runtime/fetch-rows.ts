@@ -5,6 +5,7 @@
 import { svcError, type SvcError } from '../common/errors.js';
 import type { PlanNest, PlanSort, PlanStep } from '../compiler/plan.js';
 import type { Capability, Entity } from '../pack/cgs.js';
+import { headerValuesProblem } from '../pack/header-values.js';
 import type { RegistryEntry } from '../pack/registry.js';
 import { callVendor, type CallContext } from './call.js';
 import { decodeResponse, shapeRows, type Row } from './decode.js';
@@ -123,6 +124,12 @@ export async function fetchRows(
   const pg = cap.http.pagination;
   const idempotent = cap.http.method === 'GET';
   const out: Fetched = { rows: [], calls: 0, pages: 0 };
+  // The compiler and the plan checks refuse these first; this holds for every path to a vendor call.
+  const refused = headerValuesProblem(cap, values);
+  if (refused) {
+    out.error = refused;
+    return out;
+  }
   let at: PageCursor = opts.from ?? {};
   let seen = opts.fetchedBefore ?? 0;
   const size = pg ? (opts.size ?? pageSize(pg, opts.limit)) : 0;

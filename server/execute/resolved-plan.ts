@@ -6,6 +6,7 @@
  */
 import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { WRITE_KINDS } from '../../pack/cgs.js';
+import { headerValueProblem } from '../../pack/header-values.js';
 import { paramValueFits, valueProblem } from '../../pack/param-constraints.js';
 import type { Registry } from '../../pack/registry.js';
 import { planCommitId, type Plan, type Review } from '../../compiler/plan.js';
@@ -78,6 +79,10 @@ export function checkResolvedPlan(data: unknown, registry: Registry): Plan {
         bad(i, `\`${name}\` does not fit its type ${p.type}`, 'compile the program again');
       else if ('lit' in arg && arg.lit !== null && valueProblem(p, arg.lit))
         bad(i, valueProblem(p, arg.lit)!.message, 'compile the program again');
+      else if ('lit' in arg && arg.lit !== null && headerValueProblem(cap, name, arg.lit)) {
+        const header = headerValueProblem(cap, name, arg.lit)!;
+        bad(i, header.message, header.hint!);
+      }
       if ('ref' in arg && !st.depends_on.includes(arg.ref.step))
         bad(i, `\`${name}\` refers to ${arg.ref.step}, which is not in depends_on`, 'compile the program again');
     }
