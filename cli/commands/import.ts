@@ -10,6 +10,7 @@ interface ImportFlags {
   baseUrl?: string;
   include: string[];
   exclude: string[];
+  allowRefDir: string[];
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -26,11 +27,20 @@ function openapiCommand(): Command {
     .option('--base-url <url>', 'backend URL (default: the first server of the document)')
     .option('--include <glob>', 'import only operations whose path or operationId matches (repeatable)', collect, [])
     .option('--exclude <glob>', 'leave out operations whose path or operationId matches (repeatable)', collect, [])
+    .option(
+      '--allow-ref-dir <dir>',
+      "let a $ref read files in this folder too, not only in the document's own (repeatable; URLs are never fetched)",
+      collect,
+      [],
+    )
     .addHelpText(
       'after',
       `
 Globs: * within a path segment, ** across segments, ? one character; matched against paths
 (/repos/**) and operationIds (issues*). What was skipped and why is in import-report.md.
+A $ref may read only files inside the document's folder (symlinks followed) or an
+--allow-ref-dir folder; any other path, file:// or http(s):// $ref stops the import
+(openapi_ref_outside). URLs are never fetched.
 Exit status: 0 written, 1 the document cannot be read or imported, 2 usage error.
 
 Examples:
@@ -50,7 +60,7 @@ Examples:
             hint: 'for example --base-url https://api.example.com/v1',
           }),
         ]);
-      const doc = await readOpenApi(input);
+      const doc = await readOpenApi(input, { allowRefDirs: flags.allowRefDir });
       const pack = (files: Record<string, string>) =>
         compileSource(
           Object.entries(files).map(([file, text]) => ({ file, text })),

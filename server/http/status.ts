@@ -39,6 +39,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   openapi_unreadable: 400,
   openapi_invalid: 400,
   openapi_bad_ref: 400,
+  openapi_ref_outside: 400,
   openapi_nothing_importable: 400,
   import_write_failed: 400,
   artifact_conflict: 409,
