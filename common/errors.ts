@@ -189,6 +189,13 @@ export const CODES = {
   },
   unknown_run: { about: 'no stored run artifact with this id in the session' },
   run_not_stored: { about: 'a warning: the run completed but its artifact could not be stored' },
+  run_artifact_pending: {
+    about: "a warning: a background run's rows answered from memory; its artifact is not stored yet (retried)",
+  },
+  run_artifact_lost: { about: "a background run's artifact could not be stored and was dropped: its rows are lost" },
+  run_artifact_unavailable: {
+    about: "the artifact store does not have an ended operation's run artifact (held elsewhere, lost or removed)",
+  },
   auth_required: { about: 'a control-plane or inbound credential is missing' },
   forbidden: { about: 'the credential is wrong or does not reach this resource' },
   reload_unavailable: { about: 'catalog reload needs a server started with --catalog-dir' },

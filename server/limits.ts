@@ -5,6 +5,7 @@
  */
 import { svcError, SvcFailure, type SvcError } from '../common/errors.js';
 import { DEFAULT_MAX_VENDOR_CALLS } from '../compiler/limits.js';
+import { DEFAULT_HELD_MAX_BYTES } from '../runtime/artifacts/held.js';
 
 export interface Limits {
   /** Sessions held in all; at the cap the least recently used idle one goes (a last resort). */
@@ -31,6 +32,8 @@ export interface Limits {
   graphHotMaxEntities: number;
   /** How old a row a session saw in an earlier run may be to answer a get by id (0: rows of the same run only). */
   graphMaxAgeMs: number;
+  /** Bytes of background-run snapshots held in memory while the artifact store fails (docs/operations.md). */
+  artifactsPendingBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -46,6 +49,7 @@ export const DEFAULT_LIMITS: Limits = {
   operationLeaseMs: 15_000,
   graphHotMaxEntities: 2048,
   graphMaxAgeMs: 0,
+  artifactsPendingBytes: DEFAULT_HELD_MAX_BYTES,
 };
 
 /** Each limit's environment variable and the unit its value is written in. */
@@ -62,6 +66,7 @@ export const LIMIT_ENV: Record<keyof Limits, { name: string; unit: 'count' | 'se
   operationLeaseMs: { name: 'SVC_OPERATION_LEASE_SECS', unit: 'secs' },
   graphHotMaxEntities: { name: 'SVC_GRAPH_HOT_MAX_ENTITIES', unit: 'count' },
   graphMaxAgeMs: { name: 'SVC_GRAPH_MAX_AGE_SECS', unit: 'secs', zero: true },
+  artifactsPendingBytes: { name: 'SVC_RUN_ARTIFACTS_PENDING_BYTES', unit: 'count' },
 };
 
 /** The limits an environment sets (unset or empty = the default); every bad value is reported at once. */

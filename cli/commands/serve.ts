@@ -76,6 +76,7 @@ Environment (limits: see docs/http.md "Limits"):
   SVC_RUN_ARTIFACTS_GC_INTERVAL_SECS  snapshot GC interval (default 300)
   SVC_RUN_ARTIFACTS_MEMORY_MAX_BYTES  byte budget of the memory store, oldest dropped first (default 268435456 = 256 MiB)
   SVC_RUN_ARTIFACTS_MEMORY_PER_SESSION  snapshots the memory store keeps per session, oldest dropped first (default 256)
+  SVC_RUN_ARTIFACTS_PENDING_BYTES   background-run snapshots held while the store fails, retried; oldest lost first (default 67108864 = 64 MiB)
   SVC_MAX_SESSIONS                  execute sessions held in all (default 10000)
   SVC_MAX_SESSIONS_PER_TENANT       execute sessions per tenant; with auth off all callers are one tenant (default 1000)
   SVC_MAX_RUNNING_OPS_PER_SESSION   background operations (wait=false) running at once per session (default 16)

@@ -25,3 +25,5 @@ export type { S3ArtifactStore, S3OpenOptions } from './s3-store.js';
 export { parseS3Url, s3SettingsFromEnv, isBucketName, DEFAULT_S3_REGION } from './s3-settings.js';
 export type { S3Settings, S3Location } from './s3-settings.js';
 export { WriteBehindStore } from './write-behind.js';
+export { DEFAULT_HELD_MAX_BYTES } from './held.js';
+export type { HeldOptions, WriteState } from './held.js';

@@ -57,10 +57,20 @@ export interface StoreStats {
   max_bytes?: number;
   /** Snapshots kept per session: past it, that session's oldest is dropped (memory store). */
   per_session?: number;
-  /** Writes started after their answer and not finished yet (`WriteBehindStore`). */
+  /** Writes not stored yet (`WriteBehindStore`): started after their answer, or held and retried. */
   pending_writes?: number;
-  /** Writes that failed since the start (each logged); their runs answer `unknown_run`. */
+  /** Snapshots of background runs held in memory after a failed write, written again with backoff. */
+  retrying_writes?: number;
+  /** Their bytes, and the budget past which the oldest is lost (`SVC_RUN_ARTIFACTS_PENDING_BYTES`). */
+  pending_bytes?: number;
+  pending_max_bytes?: number;
+  /**
+   * Writes that failed since the start, retries included (each logged): a clean read's run then
+   * answers `unknown_run`; a background run's snapshot is held and retried.
+   */
   failed_writes?: number;
+  /** Held snapshots dropped before they could be stored (`run_artifact_lost`). */
+  lost_writes?: number;
 }
 
 export interface StoreOptions {

@@ -7,11 +7,18 @@
  * writes at once, `writeNow`: no promise per read). Reading an id not built yet builds it then;
  * reading one whose write is still in flight waits for it; a failed write is logged and counted
  * (`stats().failed_writes`, shown by `/v1/health`), and its id then reads as absent.
+ *
+ * `putOrHold` is for a run whose artifact is the only copy of its rows (a background run): when
+ * the store fails, the snapshot is held in memory (held.ts) and written again with backoff; its id
+ * reads from memory meanwhile, and `writeState` tells a caller which ids are held or were lost.
  */
 import { sha256Hex } from '../../common/canonical.js';
 import type { Logger } from '../../common/log.js';
 import { mintArtifactId, ownerOf, snapshotJson, type RunSnapshot } from './snapshot.js';
 import type { ArtifactStore, StoreStats } from './store.js';
+import { HeldWrites, type HeldOptions, type WriteState } from './held.js';
+
+export type { WriteState } from './held.js';
 
 /** A minted snapshot waiting for its turn; `make` is dropped once it is started. */
 interface Queued {
@@ -30,11 +37,16 @@ export class WriteBehindStore implements ArtifactStore {
   private batch: Queued[] = [];
   private scheduled = false;
   private failed = 0;
+  /** Snapshots of `putOrHold` whose write failed: kept in memory and written again with backoff. */
+  private readonly held: HeldWrites;
 
   constructor(
     readonly inner: ArtifactStore,
     private readonly logger?: Logger,
-  ) {}
+    held: HeldOptions = {},
+  ) {
+    this.held = new HeldWrites(inner, held, logger);
+  }
 
   /**
    * The id of the snapshot `make` builds, answered before its write completes (the write goes on
@@ -119,6 +131,39 @@ export class WriteBehindStore implements ArtifactStore {
     return this.inner.put(s);
   }
 
+  /**
+   * Store `s` and answer its id once the write has settled: stored, or, when the store failed,
+   * held in memory and written again with backoff (`writeState(id)` is then `held`; `get` answers
+   * it from memory). For a run whose artifact is the only copy of its rows (a background run).
+   * Rejects only when `s` cannot be serialized.
+   */
+  async putOrHold(s: RunSnapshot): Promise<string> {
+    const json = snapshotJson(s);
+    const id = 'pr' + sha256Hex(json);
+    const owner = ownerOf(s);
+    try {
+      await this.inner.write(id, json, owner);
+    } catch (e) {
+      this.failed++;
+      this.held.hold(id, json, owner, e);
+    }
+    return id;
+  }
+
+  /**
+   * What this process knows of `id`'s write: `held` (the store failed; the snapshot is in memory
+   * and its write is retried), `lost` (dropped before it could be stored), or undefined (nothing
+   * held here: the store answers for it).
+   */
+  writeState(id: string): WriteState | undefined {
+    return this.held.state(id);
+  }
+
+  /** True when `id` was lost and belonged to `owner` (`ownerOf` its snapshot). */
+  lostOf(id: string, owner: string): boolean {
+    return this.held.lostOwner(id) === owner;
+  }
+
   write(id: string, json: string, owner?: string): Promise<void> {
     return this.inner.write(id, json, owner);
   }
@@ -126,13 +171,17 @@ export class WriteBehindStore implements ArtifactStore {
   async get(id: string): Promise<RunSnapshot | undefined> {
     this.startQueued(id);
     await this.pending.get(id);
+    // A held snapshot answers from memory, a lost one as absent: the store that failed is not asked.
+    const state = this.held.state(id);
+    if (state) return state === 'held' ? this.held.get(id) : undefined;
     return this.inner.get(id);
   }
 
   async delete(id: string): Promise<boolean> {
     this.startQueued(id);
     await this.pending.get(id);
-    return this.inner.delete(id);
+    const held = this.held.forget(id);
+    return (await this.inner.delete(id)) || held;
   }
 
   gc(now?: number): Promise<number> {
@@ -145,15 +194,25 @@ export class WriteBehindStore implements ArtifactStore {
     while (this.pending.size) await Promise.all(this.pending.values());
   }
 
+  /** Flush, give each held snapshot a last write, then close the store (what is still held is lost). */
   async close(): Promise<void> {
     await this.flush();
+    await this.held.close();
     await this.inner.close();
   }
 
   stats(): StoreStats {
     // The batch's entries not started yet (a read of one starts it early).
     const queued = this.batch.reduce((n, q) => (q.make ? n + 1 : n), 0);
-    const pending_writes = this.pending.size + queued;
-    return { ...this.inner.stats(), pending_writes, failed_writes: this.failed };
+    const held = this.held.stats();
+    return {
+      ...this.inner.stats(),
+      pending_writes: this.pending.size + queued + held.count,
+      retrying_writes: held.count,
+      pending_bytes: held.bytes,
+      pending_max_bytes: held.maxBytes,
+      failed_writes: this.failed + held.failedRetries,
+      lost_writes: held.lost,
+    };
   }
 }

@@ -2,10 +2,13 @@
  * What a finished run leaves in its session: its stored snapshot (a run artifact), the page
  * handles of results that continue, and its run record. A store that fails (the run may have
  * written to the vendor) is logged and answered as a warning with the run's own result, never as
- * a failure that would hide what the run did. With `writeLater` (a waited read) the snapshot is
- * written after the answer: its id is answered at once, a read of it waits for the write, and a
- * failed write is logged and counted in `/v1/health` instead. With `early` (a clean read on a peeked
- * version found current) the session store may answer before its write of the run lands.
+ * a failure that would hide what the run did. With `write: 'later'` (a waited read) the snapshot
+ * is written after the answer: its id is answered at once, a read of it waits for the write, and a
+ * failed write is logged and counted in `/v1/health` instead. With `write: 'hold'` (a background
+ * run, whose artifact is the only copy of its rows) a failed write keeps the snapshot in memory
+ * and retries it (runtime/artifacts/held.ts): the run keeps its id, and the warning is
+ * `run_artifact_pending`. With `early` (a clean read on a peeked version found current) the
+ * session store may answer before its write of the run lands.
  */
 import { svcError, type SvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
@@ -24,12 +27,19 @@ export interface FinishDeps {
 }
 
 export interface Finished {
-  /** The stored snapshot's id; '' when it could not be stored. */
+  /** The stored snapshot's id; '' when it could not be stored (and is not held). */
   run_id: string;
   blocks: ResultBlock[];
-  /** `run_not_stored` when the store failed. */
+  /** `run_not_stored` when the store failed; `run_artifact_pending` when the snapshot is held. */
   warning?: SvcError;
 }
+
+/**
+ * When the snapshot is written: before the answer (`now`: a waited run, whose answer carries its
+ * rows), after it (`later`: a clean read), or before and held on failure (`hold`, the default: a
+ * background run, the `FinishRun` the background runner is given).
+ */
+export type ArtifactWrite = 'now' | 'later' | 'hold';
 
 /** What a run leaves in its session, as the background runner is given it. */
 export type FinishRun = (
@@ -49,7 +59,7 @@ export async function finishRun(
   run: RunResult,
   startedAt: Date,
   program: string | undefined,
-  writeLater = false,
+  write: ArtifactWrite = 'hold',
   early = false,
 ): Promise<Finished> {
   let run_id = '';
@@ -66,7 +76,12 @@ export async function finishRun(
     const make = () => snapshotOf(plan, commit_id, run, extra);
     // Written later (and with the memory store, built later): a failure is logged and counted by
     // the store (/v1/health), not answered.
-    run_id = writeLater ? deps.artifacts.putLater(make) : await deps.artifacts.put(make());
+    if (write === 'later') run_id = deps.artifacts.putLater(make);
+    else if (write === 'now') run_id = await deps.artifacts.put(make());
+    else {
+      run_id = await deps.artifacts.putOrHold(make());
+      if (deps.artifacts.writeState(run_id) === 'held') warning = heldWarning();
+    }
   } catch (e) {
     deps.logger.error(`the run artifact of session ${s.prompt_hash}/${s.session} could not be stored`, {
       error: (e as Error)?.message ?? String(e),
@@ -98,6 +113,12 @@ export async function finishRun(
   const finished: Finished = { run_id, blocks };
   if (warning) finished.warning = warning;
   return finished;
+}
+
+function heldWarning(): SvcError {
+  return svcError('run_artifact_pending', 'the run completed but its artifact is not stored yet', {
+    hint: 'the rows are held in memory by this server and their write is retried with backoff',
+  });
 }
 
 /**

@@ -3,8 +3,8 @@
  * `wait(oN)` (a progress line while it runs, `~` when it moved since the last poll, `=` when not),
  * and the terminal answer with its rows read back from the run artifact.
  */
-import { svcError, SvcFailure } from '../../common/errors.js';
-import type { ArtifactStore } from '../../runtime/artifacts/index.js';
+import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
+import type { ArtifactStore, RunSnapshot, WriteState } from '../../runtime/artifacts/index.js';
 import type { Outcome, ResultBlock } from './outcome.js';
 import { opLine, opMeta, terminalSign, trimOperations, type OpEvent, type Sign } from './operations.js';
 import type { SessionRepository } from './repository.js';
@@ -13,7 +13,8 @@ import { failLost, lostOperation } from './replica.js';
 
 export interface PollDeps {
   repo: SessionRepository;
-  artifacts: ArtifactStore;
+  /** The run artifacts; `writeState` (WriteBehindStore) tells a held or lost snapshot from an absent one. */
+  artifacts: ArtifactStore & { writeState?(id: string): WriteState | undefined };
   now: () => number;
 }
 
@@ -71,7 +72,11 @@ interface Running {
   elsewhere: boolean;
 }
 
-/** The answer about an ended operation: its line, errors, and rows from its run artifact. */
+/**
+ * The answer about an ended operation: its line, errors, and rows from its run artifact. Rows that
+ * cannot be read are never answered as no rows without a word: a warning says whether they are
+ * held here and not stored yet, lost, or not in the store (see `artifactWarning`).
+ */
 export async function terminalAnswer(deps: Omit<PollDeps, 'repo'>, d: OpDescriptor): Promise<Outcome> {
   const sign = terminalSign(d.state);
   const line = opLine(d, sign, deps.now());
@@ -80,10 +85,13 @@ export async function terminalAnswer(deps: Omit<PollDeps, 'repo'>, d: OpDescript
     ...b,
     rows: snap?.steps.find((x) => x.id === step)?.rows ?? [],
   }));
+  const warning = d.blocks?.length ? artifactWarning(d, snap, deps.artifacts.writeState?.(d.run_id ?? '')) : undefined;
+  const code = d.errors[0]?.code ?? warning?.code;
   return {
     kind: 'report',
     results,
     errors: d.errors,
+    ...(warning ? { warnings: [warning] } : {}),
     text: line,
     meta: {
       op: opMeta(d, sign, line),
@@ -91,9 +99,44 @@ export async function terminalAnswer(deps: Omit<PollDeps, 'repo'>, d: OpDescript
       ...(d.commit_id ? { commit_id: d.commit_id } : {}),
       ...(d.run_id ? { run_id: d.run_id } : {}),
       status: d.state,
-      ...(d.errors[0] ? { code: d.errors[0].code } : {}),
+      ...(code ? { code } : {}),
     },
   };
+}
+
+/**
+ * Why the rows of an ended operation `d` (which returned results) are not simply its stored run's:
+ * held in this process's memory, its write retried (`run_artifact_pending`, rows answered); lost
+ * (`run_artifact_lost`); not stored at all (`run_not_stored`); or not in the store, as on a replica
+ * that did not run it while the one that did still holds it (`run_artifact_unavailable`).
+ */
+function artifactWarning(d: OpDescriptor, snap: RunSnapshot | undefined, state: WriteState | undefined) {
+  const h = d.handle;
+  const warn = (code: SvcError['code'], message: string, hint: string) => svcError(code, message, { hint });
+  if (state === 'held' && snap)
+    return warn(
+      'run_artifact_pending',
+      `the rows of \`${h}\` come from this server's memory: its run artifact is not stored yet`,
+      `the artifact store did not take the write; it is retried with backoff, and wait(${h}) reads the stored run once it lands`,
+    );
+  if (snap) return undefined;
+  if (state === 'lost')
+    return warn(
+      'run_artifact_lost',
+      `the rows of \`${h}\` are lost: its run artifact could not be stored`,
+      `the artifact store stayed unreachable while SVC_RUN_ARTIFACTS_PENDING_BYTES of held snapshots filled up (or the server stopped); run the program again`,
+    );
+  if (!d.run_id)
+    return warn(
+      'run_not_stored',
+      `the rows of \`${h}\` were not stored: its run artifact could not be made`,
+      'the server log has the details; run the program again',
+    );
+  return warn(
+    'run_artifact_unavailable',
+    `the rows of \`${h}\` are not in the artifact store`,
+    `the server process that ran it may still hold them while the artifact store is down: wait(${h}) again in a minute; a run older than the retention is removed`,
+  );
 }
 
 /**

@@ -69,9 +69,11 @@ export class ExecuteService {
   constructor(private readonly deps: ServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.logger = deps.logger ?? SILENT;
-    this.artifacts =
-      deps.artifacts instanceof WriteBehindStore ? deps.artifacts : new WriteBehindStore(deps.artifacts, this.logger);
     this.limits = { ...DEFAULT_LIMITS, ...deps.limits };
+    this.artifacts =
+      deps.artifacts instanceof WriteBehindStore
+        ? deps.artifacts
+        : new WriteBehindStore(deps.artifacts, this.logger, { maxBytes: this.limits.artifactsPendingBytes });
     this.plans = deps.planCache ?? new PlanCache();
     this.backgroundHttp = deps.backgroundHttp ?? new PooledHttpClient();
     this.runtime = withAuth(deps.runtime);
@@ -237,7 +239,8 @@ export class ExecuteService {
     const reads = plan.steps.every((x) => x.effect === 'read');
     // A read's artifact is written after the answer; a write's before it (its answer says if it was not stored).
     // An early read's session record may be too (its claim holds other replicas off until it lands).
-    const done = await this.finish(s, plan, commit_id, run, startedAt, program, reads, reads && !!req.current);
+    const write = reads ? 'later' : 'now';
+    const done = await this.finish(s, plan, commit_id, run, startedAt, program, write, reads && !!req.current);
     return liveOutcome(commit_id, run, done, reads);
   }
 

@@ -3,7 +3,9 @@
  * data directory removed on close. It runs in a child Node process started with
  * `--openssl-legacy-provider`: s3rver encrypts its ListObjectsV2 continuation tokens with DES,
  * which OpenSSL 3 (Node ≥ 17) refuses otherwise, so listing more than one page would answer 500.
- * Credentials are s3rver's fixed `S3RVER` / `S3RVER`.
+ * Credentials are s3rver's fixed `S3RVER` / `S3RVER`. With `port` and `dir` it starts on that port
+ * over that data directory (which close then leaves in place): how a test stops the store and
+ * brings the same one back.
  *
  * @example
  * const s3 = await startS3rver();
@@ -32,7 +34,7 @@ export interface RunningS3rver {
 
 const CHILD = `
 const S3rver = require('s3rver');
-const srv = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: process.env.S3RVER_DIR });
+const srv = new S3rver({ port: Number(process.env.S3RVER_PORT), address: '127.0.0.1', silent: true, directory: process.env.S3RVER_DIR });
 srv.run().then(
   ({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'),
   (e) => { process.stderr.write(String(e) + '\\n'); process.exit(1); },
@@ -50,11 +52,21 @@ export function useS3rverCredentials(): void {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 }
 
+export interface S3rverOptions {
+  /** Listen on this port (default: a free one). */
+  port?: number;
+  /** Keep the data here (owned by the caller: close leaves it); default a new temporary directory. */
+  dir?: string;
+}
+
 /** Start s3rver; resolves once it listens. */
-export async function startS3rver(): Promise<RunningS3rver> {
+export async function startS3rver(opts: S3rverOptions = {}): Promise<RunningS3rver> {
   useS3rverCredentials();
-  const dir = mkdtempSync(join(tmpdir(), 'svc-s3rver-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, S3RVER_DIR: dir };
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'svc-s3rver-'));
+  const removeDir = () => {
+    if (!opts.dir) rmSync(dir, { recursive: true, force: true });
+  };
+  const env: NodeJS.ProcessEnv = { ...process.env, S3RVER_DIR: dir, S3RVER_PORT: String(opts.port ?? 0) };
   delete env.NODE_OPTIONS; // tap's loader hooks are not for this child
   const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', CHILD], {
     cwd: join(import.meta.dirname, '..', '..'),
@@ -66,7 +78,7 @@ export async function startS3rver(): Promise<RunningS3rver> {
     port = await portOf(child);
   } catch (e) {
     child.kill();
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
     throw e;
   }
   const endpoint = `http://127.0.0.1:${port}`;
@@ -78,7 +90,7 @@ export async function startS3rver(): Promise<RunningS3rver> {
       const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
       child.stdin?.end();
       await exited;
-      rmSync(dir, { recursive: true, force: true });
+      removeDir();
     })());
   return { endpoint, port, client, close };
 }

@@ -14,6 +14,7 @@ import { artifactSettingsFromEnv, type ArtifactStore } from '../../../runtime/ar
 import { storeFromUrl } from '../../../runtime/artifacts/store-from-url.js';
 import { S3ArtifactStore } from '../../../runtime/artifacts/s3-store.js';
 import { WriteBehindStore } from '../../../runtime/artifacts/write-behind.js';
+import { DEFAULT_HELD_MAX_BYTES } from '../../../runtime/artifacts/held.js';
 import { artifactId } from '../../../runtime/artifacts/snapshot.js';
 import { startS3rver } from '../../_helpers/s3rver.js';
 import { sampleSnapshot } from './store.case.js';
@@ -115,7 +116,15 @@ t.test(
     t.equal(id, artifactId(snap), 'S3 checks ids: the id is the hash');
     t.same(await store.get(id), snap, 'a read waits for the write');
     await store.flush();
-    t.same(store.stats(), { kind: 's3', pending_writes: 0, failed_writes: 0 });
+    t.same(store.stats(), {
+      kind: 's3',
+      pending_writes: 0,
+      retrying_writes: 0,
+      pending_bytes: 0,
+      pending_max_bytes: DEFAULT_HELD_MAX_BYTES,
+      failed_writes: 0,
+      lost_writes: 0,
+    });
     const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: 'svc-behind' }));
     t.same(
       listed.Contents?.map((o) => o.Key),

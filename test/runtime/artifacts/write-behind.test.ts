@@ -3,6 +3,7 @@ import { SILENT, type Logger } from '../../../common/log.js';
 import { artifactId, snapshotJson, type RunSnapshot } from '../../../runtime/artifacts/snapshot.js';
 import { MemoryArtifactStore } from '../../../runtime/artifacts/memory-store.js';
 import { WriteBehindStore } from '../../../runtime/artifacts/write-behind.js';
+import { DEFAULT_HELD_MAX_BYTES } from '../../../runtime/artifacts/held.js';
 import type { ArtifactStore } from '../../../runtime/artifacts/store.js';
 
 function snapshot(n: number): RunSnapshot {
@@ -107,7 +108,15 @@ t.test('over the memory store: the id is minted, the snapshot built and written 
   await reading;
   t.same(read, JSON.parse(snapshotJson(s)), 'then answers the snapshot');
   t.same(await store.get(again), JSON.parse(snapshotJson(s)));
-  t.same(store.stats(), { ...g.store.stats(), pending_writes: 0, failed_writes: 0 });
+  t.same(store.stats(), {
+    ...g.store.stats(),
+    pending_writes: 0,
+    retrying_writes: 0,
+    pending_bytes: 0,
+    pending_max_bytes: DEFAULT_HELD_MAX_BYTES,
+    failed_writes: 0,
+    lost_writes: 0,
+  });
 });
 
 t.test('a snapshot that cannot be built is a failed write: logged and counted, its id absent', async (t) => {
