@@ -21,7 +21,8 @@ import type { SessionRepository } from './repository.js';
 import { SESSION_HOLDS, type SessionState } from './state.js';
 
 export interface FinishDeps {
-  repo: SessionRepository;
+  /** Only its update (a background run's end passes one retried while the store is away: write-back.ts). */
+  repo: Pick<SessionRepository, 'update'>;
   artifacts: WriteBehindStore;
   logger: Logger;
 }

@@ -21,6 +21,8 @@ export interface PollDeps {
 export interface WaitDeps extends PollDeps {
   /** True when the operation `handle` of the session runs in this process. */
   local: (handle: string) => boolean;
+  /** No lease counts as lapsed before this time (ms): see `lostOperation`. */
+  leasesJudgedFrom?: () => number;
 }
 
 /** The operation `handle` of a session, or `unknown_operation_handle`. */
@@ -49,7 +51,7 @@ export async function pollOperation(deps: WaitDeps, key: SessionKey, handle: str
     trimOperations(st.ops, now);
     const d = st.ops.get(handle) ?? unknownOperation(handle, st);
     const local = deps.local(handle);
-    if (lostOperation(d, now, local)) failLost(d, now);
+    if (lostOperation(d, now, local, deps.leasesJudgedFrom?.())) failLost(d, now);
     if (d.state !== 'running') return { ended: { ...d } };
     const sign: Sign = d.version !== d.seen || !local ? '~' : '=';
     d.seen = d.version;
@@ -166,7 +168,8 @@ export function followElsewhere(
       return end(`? ${handle} failed: the session is gone`);
     }
     const now = deps.now();
-    if (lostOperation(d, now, deps.local(handle))) return end((await pollOperation(deps, key, handle)).text!);
+    if (lostOperation(d, now, deps.local(handle), deps.leasesJudgedFrom?.()))
+      return end((await pollOperation(deps, key, handle)).text!);
     if (d.state !== 'running') return end(opLine(d, terminalSign(d.state), now));
     if (version !== undefined && d.version !== version) listener({ kind: 'progress', line: opLine(d, '~', now) });
     version = d.version;

@@ -26,12 +26,13 @@ import { refuseWrites } from './read-only.js';
 import { callCap, checked, checkedPlan, dryRun, passGate, tokenProgram } from './review-gate.js';
 import { PlanCache } from './plan-cache.js';
 import { reviewResolvedPlan } from './resolved-plan.js';
-import type { SessionKey, SessionState } from './state.js';
+import { keyText, type SessionKey, type SessionState } from './state.js';
 import { Teacher, type OpenRequest } from './teach.js';
 import type { Follow, ProgramRequest, RunRequest, ServiceDeps, Who } from './request.js';
 import { storedRun } from './stored-run.js';
 import { LogicalSessions } from './logical.js';
 import { localReplica } from './replica.js';
+import { patientUpdates } from './write-back.js';
 import { callerOf, withAuth } from './caller.js';
 import { SessionGraphs } from './graphs.js';
 import { checkPins, cleanRead, compileInSession, type Compiled } from './session-compile.js';
@@ -94,7 +95,8 @@ export class ExecuteService {
       limits: this.limits,
       now: this.now,
       logger: this.logger,
-      finish: (s, plan, commit_id, run, startedAt, program) => this.finish(s, plan, commit_id, run, startedAt, program),
+      finish: (s, plan, commit_id, run, startedAt, program) =>
+        this.finishBackground(s, plan, commit_id, run, startedAt, program),
       replica: deps.replica ?? localReplica(),
     });
   }
@@ -254,6 +256,20 @@ export class ExecuteService {
   private finish(...a: FinishArgs) {
     this.graphs.saved(a[0]);
     return finishRun({ repo: this.deps.sessions, artifacts: this.artifacts, logger: this.logger }, ...a);
+  }
+
+  /**
+   * What a finished background run leaves in its session: as `finish`, with its session write
+   * retried while the store is away (write-back.ts), so an outage does not drop what the run did.
+   */
+  private finishBackground(...a: FinishArgs) {
+    this.graphs.saved(a[0]);
+    const repo = patientUpdates(
+      this.deps.sessions,
+      this.logger,
+      `the run record of a background run of ${keyText(a[0])}`,
+    );
+    return finishRun({ repo, artifacts: this.artifacts, logger: this.logger }, ...a);
   }
 
   /** A continuation (continuation.ts); a page fetch stops when the request's signal aborts (or at shutdown). */
