@@ -228,6 +228,10 @@ export const CODES = {
   auth_method_unavailable: { about: 'the server is not configured for this kind of credential' },
   auth_ambiguous: { about: 'both a bearer token and an API key were sent' },
   bad_authorization_header: { about: 'the Authorization header is not `Bearer <token>`' },
+  ambiguous_credentials: { about: 'the request repeats the Authorization or X-API-Key header' },
+  // the Host/Origin policy of every route (server/http/host-policy.ts)
+  host_not_allowed: { about: 'the Host header names a host this server does not answer (DNS-rebinding protection)' },
+  origin_not_allowed: { about: 'the Origin header names a page of another site that may not call this server' },
   internal_error: { about: 'a bug in svc; the message carries no detail' },
 } as const satisfies Record<string, { about: string }>;
 

@@ -31,6 +31,9 @@ import { TenantScopes, TransportKeys, type McpConfig } from './mcp/config.js';
 import { McpEndpoint } from './mcp/endpoint.js';
 import type { SharedKv } from './kv.js';
 import { PlaygroundFiles } from './ui.js';
+import { HostPolicy, type AllowedHosts } from './http/host-policy.js';
+import { repeatedCredential } from './auth/repeated-credential.js';
+import { sendRpcRefusal } from './mcp/refusal.js';
 
 export { sameSecret } from './reload.js';
 
@@ -62,6 +65,11 @@ export interface AppOptions {
   surfaces?: { http: boolean; mcp: boolean };
   /** MCP settings (transport keys, tenant scopes, allowed hosts); default: open, unrestricted. */
   mcp?: McpConfig;
+  /**
+   * Host names and page origins every route answers besides loopback ones (`SVC_ALLOWED_HOSTS`,
+   * `SVC_ALLOWED_ORIGINS`; see http/host-policy.ts); merged with `mcp`'s older lists.
+   */
+  allowed?: AllowedHosts;
   /** Where MCP transport sessions are shared with other replicas (with Redis); default: not shared. */
   shared?: SharedKv;
   /**
@@ -95,6 +103,8 @@ export class SvcApp {
   readonly surfaces: { http: boolean; mcp: boolean };
   /** This process among the replicas sharing its session store. */
   readonly replica: ReplicaOptions;
+  /** The Host/Origin policy of every request (told the listening address by serve.ts). */
+  readonly hostPolicy: HostPolicy;
 
   constructor(private readonly opts: AppOptions) {
     const now = opts.now ?? Date.now;
@@ -104,6 +114,10 @@ export class SvcApp {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.auth = opts.auth ?? new InboundAuth({ mode: 'off' });
     this.replica = opts.replica ?? localReplica();
+    this.hostPolicy = new HostPolicy({
+      hosts: [...(opts.allowed?.hosts ?? []), ...(opts.mcp?.allowedHosts ?? [])],
+      origins: [...(opts.allowed?.origins ?? []), ...(opts.mcp?.allowedOrigins ?? [])],
+    });
     this.sessions =
       opts.sessions ??
       new MemorySessionRepository(
@@ -190,6 +204,12 @@ export class SvcApp {
         svcError('not_found', 'malformed request target', { hint: 'see docs/http.md for the routes' }),
       ]);
     }
+    // Before any route, /mcp included: a foreign Host or Origin (DNS rebinding), a repeated credential.
+    const refused = this.hostPolicy.check(req) ?? repeatedCredential(req.rawHeaders);
+    if (refused)
+      return url.pathname === '/mcp' && this.mcp
+        ? sendRpcRefusal(res, refused)
+        : answerErrors(req, res, url, [refused]);
     try {
       if (url.pathname === '/mcp' && this.mcp) return await this.mcp.handle(req, res);
       const m = this.router.match(req.method ?? 'GET', url.pathname);

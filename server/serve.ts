@@ -62,6 +62,7 @@ export async function listen(
       void app.handle(req, res);
     },
   );
+  app.hostPolicy.listeningOn(host);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -70,7 +71,6 @@ export async function listen(
     });
   });
   const actual = (server.address() as AddressInfo).port;
-  if (app.mcp) app.mcp.listening = { host, port: actual };
   const shown = host.includes(':') ? `[${host}]` : host;
   const noActive = () =>
     active.size === 0

@@ -21,6 +21,7 @@ import { describeRegistry } from './catalogs.js';
 import { parsePort } from '../parse-port.js';
 import { inboundAuthFromEnv } from '../../server/auth/inbound.js';
 import { mcpConfigFromEnv } from '../../server/mcp/config.js';
+import { allowedHostsFromEnv } from '../../server/http/host-policy.js';
 import { sessionStoreFromEnv } from '../../server/stores.js';
 import { readOnlyFromEnv } from '../../server/read-only-env.js';
 import { CREDENTIALS_ENV, outboundFromEnv } from '../../server/credentials.js';
@@ -87,8 +88,9 @@ Environment (limits: see docs/http.md "Limits"):
   SVC_LOG_LEVEL                     debug, info (default), warn or error; lines go to stderr
   SVC_MCP_TRANSPORT_KEYS_FILE       JSON array of {key, label}: /mcp then requires Authorization: Bearer <key>
   SVC_MCP_TENANTS_FILE              JSON {"<tenant_id>": {"apis": [entry_id, ...]}, "*": {...}}: catalogs per tenant on MCP
-  SVC_MCP_ALLOWED_HOSTS             Host names /mcp accepts (default: loopback names when listening on loopback)
-  SVC_MCP_ALLOWED_ORIGINS           Origins /mcp accepts besides those of allowed hosts
+  SVC_ALLOWED_HOSTS                 Host names every route answers besides loopback ones, e.g. behind a proxy (default: loopback names when listening on loopback, any on another address)
+  SVC_ALLOWED_ORIGINS               page origins (https://app.example) that may call every route besides those of allowed hosts
+  SVC_MCP_ALLOWED_HOSTS, SVC_MCP_ALLOWED_ORIGINS  older names of SVC_ALLOWED_HOSTS / SVC_ALLOWED_ORIGINS (merged into them)
   SVC_MCP_MAX_SESSIONS              MCP transport sessions held at once (default 1000)
   SVC_MCP_SESSION_IDLE_SECS         an idle MCP transport session is closed after this (default 3600)
 SIGINT/SIGTERM stop accepting, let running requests and operations finish within the grace, then
@@ -137,6 +139,7 @@ export async function startServe(
   const outbound = await outboundFromEnv(env, loaded.registry, logger);
   const readOnly = readOnlyFromEnv(env, outbound.file ? (t) => outbound.auth.readOnly(t) : undefined);
   const mcp = surfaces.mcp ? await mcpConfigFromEnv(env) : undefined;
+  const allowed = allowedHostsFromEnv(env);
   const settings = artifactSettingsFromEnv(env);
   const store = await sessionStoreFromEnv(env, limits, logger);
   const artifacts = await storeFromUrl(settings.url, { ...settings, logger }).catch(async (e: unknown) => {
@@ -166,6 +169,7 @@ export async function startServe(
     surfaces,
     ...(readOnly ? { readOnly } : {}),
     ...(mcp ? { mcp } : {}),
+    allowed,
     ...(ui ? { ui: { dir: playgroundDir() } } : {}),
     ...(env.SVC_CONTROL_PLANE_SECRET ? { controlPlaneSecret: env.SVC_CONTROL_PLANE_SECRET } : {}),
     logger,

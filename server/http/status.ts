@@ -163,6 +163,9 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   auth_method_unavailable: 401,
   auth_ambiguous: 401,
   bad_authorization_header: 401,
+  ambiguous_credentials: 400,
+  host_not_allowed: 421,
+  origin_not_allowed: 403,
   internal_error: 500,
 };
 

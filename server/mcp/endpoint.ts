@@ -28,7 +28,6 @@ import {
 import { SvcFailure } from '../../common/errors.js';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestedDeeperThan, readBody } from '../http/body.js';
 import type { McpConfig } from './config.js';
-import { checkHostAndOrigin } from './rebinding.js';
 import { RESOURCE_TEMPLATES, rpcFailure } from './resources.js';
 import { McpSession, type McpDeps } from './session.js';
 import { INSTRUCTIONS } from './tools.js';
@@ -81,8 +80,6 @@ export class McpEndpoint {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = checkHostAndOrigin(req.headers, this.config, this.listening);
-    if (refused) return rpcError(res, 403, ErrorCode.InvalidRequest, refused);
     if (!this.config.keys.accepts(req.headers.authorization))
       return rpcError(
         res,

@@ -1,7 +1,7 @@
 /**
  * The /mcp endpoint on the wire (Streamable HTTP, the official SDK transport behind svc's own
  * checks): malformed JSON (400, -32700), unknown session (404), no session and not initialize
- * (400), a request is never answered 202, DNS-rebinding checks on Host and Origin (403), method,
+ * (400), a request is never answered 202, DNS-rebinding checks on Host (421) and Origin (403), method,
  * size and media-type refusals, session termination, the transport-session cap and idle sweep, and
  * that the server keeps serving after all of it.
  */
@@ -106,7 +106,7 @@ t.test('a request (with an id) is never answered 202', async (t) => {
   t.equal(resp.status, 202, 'a response alone is 202');
 });
 
-t.test('DNS rebinding: a foreign Host or Origin is 403', async (t) => {
+t.test('DNS rebinding: a foreign Host is 421, a foreign Origin 403', async (t) => {
   const body = JSON.stringify(INIT);
   const post = (headers: Record<string, string>) =>
     raw(stack.url, 'POST', '/mcp', { ...ACCEPT, 'content-length': String(Buffer.byteLength(body)), ...headers }, body);
@@ -117,8 +117,8 @@ t.test('DNS rebinding: a foreign Host or Origin is 403', async (t) => {
     'localhost.evil.example',
   ]) {
     const a = await post({ host });
-    t.equal(a.status, 403, `Host ${host}: 403`);
-    t.match(a.text, /not allowed/, `Host ${host}: says why`);
+    t.equal(a.status, 421, `Host ${host}: 421`);
+    t.match(a.text, /SVC_ALLOWED_HOSTS/, `Host ${host}: says why and what to set`);
     t.notOk(a.headers['mcp-session-id'], `Host ${host}: no session`);
   }
   for (const origin of [
@@ -148,16 +148,16 @@ t.test('DNS rebinding: a foreign Host or Origin is 403', async (t) => {
     { ...ACCEPT, ...headers, host: 'evil.example', 'content-length': String(Buffer.byteLength(LIST(3))) },
     LIST(3),
   );
-  t.equal(inSession.status, 403, 'a foreign Host on an existing session: 403');
+  t.equal(inSession.status, 421, 'a foreign Host on an existing session: 421');
   const keyed = await startStack(t, {
     vendorUrl: stack.vendorUrl,
     mcp: { keys: new TransportKeys(['k'.repeat(20)]), tenants: new TenantScopes() },
   });
   const k = await raw(keyed.url, 'POST', '/mcp', { ...ACCEPT, host: 'evil.example' }, body);
-  t.equal(k.status, 403, 'the rebinding check comes before the transport key check');
+  t.equal(k.status, 421, 'the rebinding check comes before the transport key check');
 });
 
-t.test('configured hosts and origins replace the loopback defaults', async (t) => {
+t.test('configured hosts and origins add to the loopback defaults', async (t) => {
   const s = await startStack(t, {
     vendorUrl: stack.vendorUrl,
     mcp: {
@@ -172,7 +172,8 @@ t.test('configured hosts and origins replace the loopback defaults', async (t) =
   const post = (headers: Record<string, string>) => raw(s.url, 'POST', '/mcp', { ...ACCEPT, ...headers }, body);
   t.equal((await post({ host: `svc.example:${p}` })).status, 200, 'a listed host');
   t.equal((await post({ host: `SVC.EXAMPLE:${p}` })).status, 200, 'host names are case-insensitive');
-  t.equal((await post({ host: `localhost:${p}` })).status, 403, 'loopback names are no longer implied');
+  t.equal((await post({ host: `localhost:${p}` })).status, 200, 'loopback names still pass');
+  t.equal((await post({ host: `other.example:${p}` })).status, 421, 'a name not listed is refused');
   t.equal((await post({ host: `127.0.0.1:${p}`, origin: 'https://app.example' })).status, 200, 'a listed origin');
   t.equal(
     (await post({ host: `127.0.0.1:${p}`, origin: 'https://svc.example' })).status,
