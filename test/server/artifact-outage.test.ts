@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { S3ArtifactStore } from '../../runtime/artifacts/s3-store.js';
+import { connectMcp, openLogical, svcMeta, textOf } from '../_helpers/mcp.js';
 import { startS3rver, type RunningS3rver } from '../_helpers/s3rver.js';
 import { call, codeOf, openSession, runProgram, startStack, type Answer, type Stack } from '../_helpers/server.js';
 import { until } from '../_helpers/until.js';
@@ -89,7 +90,7 @@ t.test('S3 down when a background run ends: its rows are held, answered, and sto
   const art = await call(stack.url, `${path}/artifacts/${runId}`);
   t.equal(art.status, 200, 'GET .../artifacts/:run_id answers the held snapshot');
   t.same(
-    art.body.steps[0].rows.map((r: { name: string }) => r.name),
+    art.body.steps?.[0]?.rows?.map((r: { name: string }) => r.name),
     expected,
   );
   const down = (await call(stack.url, '/v1/health')).body.artifacts;
@@ -148,4 +149,21 @@ t.test('an artifact the store does not have (another replica, removed) is run_ar
   t.equal(again.status, 200);
   t.equal(again.body.warnings?.[0]?.code, 'run_artifact_unavailable', 'no silent rows: []');
   t.match(again.body.warnings?.[0]?.hint, /wait\(o1\) again/);
+});
+
+t.test('MCP: svc_run of a reviewed run while S3 is down answers its rows with run_artifact_pending', async (t) => {
+  const store = await restartableS3(t);
+  const stack = await s3Stack(t, store.s3(), 'mcp');
+  const c = await connectMcp(t, stack.url);
+  const { ref } = await openLogical(c, [{ api: 'brewery', entity: 'Beer' }]);
+  const dry = await c.tool('svc', { logical_session_ref: ref, program: 'e1(limit=2000)[id]' });
+  const pc = svcMeta(dry).run_ref as string;
+  t.match(pc, /^pc\d+$/, 'a run past the call cap is dry-run first');
+  await store.s3().close();
+  const r = await c.tool('svc_run', { logical_session_ref: ref, run_ref: pc });
+  t.notOk(r.isError, 'a success: the run did what it was asked');
+  const body = r.structuredContent as { count?: number; warnings?: Array<{ code: string }> };
+  t.ok((body.count ?? 0) > 0, 'with its rows');
+  t.equal(body.warnings?.[0]?.code, 'run_artifact_pending', 'and the warning, rendered by MCP');
+  t.match(textOf(r), /run_artifact_pending/);
 });
