@@ -38,7 +38,7 @@ module.exports = {
       name: 'pure-core',
       severity: 'error',
       comment: 'common, pack and compiler do no file or network I/O outside their named edge modules',
-      from: { path: '^(common|pack|compiler)/', pathNot: '^pack/(read-source|write-artifacts|load|import/read-openapi|import/write-import)\\.ts$' },
+      from: { path: '^(common|pack|compiler)/', pathNot: '^pack/(read-source|read-regular|write-artifacts|load|import/read-openapi|import/write-import)\\.ts$' },
       to: { path: '^(fs|fs/promises|http|https|net|node:fs|node:fs/promises|node:http|node:https|node:net)$', dependencyTypes: ['core'] },
     },
   ],

@@ -2,9 +2,11 @@
  * Loading packed catalogs (I/O edge): `--catalog-dir <dir>` reads every manifest and its CGS,
  * `--schema <path>` reads one CGS. Bad artifacts are rejected one by one with a problem naming the
  * file; the highest valid version per entry_id wins; on a reload (`previous`), an entry whose
- * artifacts now have a problem keeps the version in force; backend overrides apply last.
+ * artifacts now have a problem keeps the version in force; backend overrides apply last. Only
+ * regular files are read (read-regular.ts): a FIFO or device named like an artifact is a problem
+ * of its own, never a read that blocks start-up or a reload.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { SvcError } from '../common/errors.js';
@@ -12,6 +14,7 @@ import { svcError } from '../common/errors.js';
 import { ManifestSchema, type Manifest } from './artifact.js';
 import { conforms } from './ajv.js';
 import { errnoCode } from './errno.js';
+import { NotRegularFileError, readRegularFile } from './read-regular.js';
 import type { CgsCheck } from './compile-source.js';
 import { Registry, registryEntry, type RegistryEntry } from './registry.js';
 import { displayUrl, hasUserinfo, withoutUserinfo } from './urls.js';
@@ -68,10 +71,10 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
     const owners = ownersOfManifest(name, opts.previous);
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await readRegularFile(file, 'utf8');
     } catch (e) {
       problems.push(
-        svcError('artifact_unreadable', `cannot read the manifest (${errnoCode(e)})`, {
+        svcError('artifact_unreadable', `cannot read the manifest (${readProblem(e)})`, {
           file,
           hint: 'remove or repack it; the other catalogs still load',
         }),
@@ -160,10 +163,10 @@ export async function loadSchemaFile(path: string, opts: LoadOptions = {}): Prom
   const problems: SvcError[] = [];
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path, 'utf8');
   } catch (e) {
     problems.push(
-      svcError('artifact_missing', `cannot read the CGS file (${errnoCode(e)})`, {
+      svcError('artifact_missing', `cannot read the CGS file (${readProblem(e)})`, {
         file: path,
         hint: 'pass a `*.cgs.json` file written by `svc pack`',
       }),
@@ -185,8 +188,21 @@ async function loadArtifact(
   const file = join(dir, m.artifact);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
-  } catch {
+    text = await readRegularFile(file, 'utf8');
+  } catch (e) {
+    if (e instanceof NotRegularFileError) {
+      problems.push(
+        svcError(
+          'artifact_unreadable',
+          `manifest of ${m.entry_id} v${m.version} names \`${m.artifact}\`, which is ${e.kind}`,
+          {
+            file,
+            hint: 'put the CGS file written by `svc pack` there, or repack',
+          },
+        ),
+      );
+      return undefined;
+    }
     problems.push(
       svcError(
         'artifact_missing',
@@ -202,6 +218,11 @@ async function loadArtifact(
     return undefined;
   }
   return registryEntry(v.cgs, v.cgs_hash, m.artifact);
+}
+
+/** Why a file could not be read: its errno code, or what it is when it is not a regular file. */
+function readProblem(e: unknown): string {
+  return e instanceof NotRegularFileError ? `not a regular file: ${e.kind}` : errnoCode(e);
 }
 
 /** Highest version per entry_id; two different artifacts with that same version reject the entry. */

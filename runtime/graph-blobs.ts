@@ -3,9 +3,10 @@
  * `<session path>/<name>.json` in a directory (`file:///abs/dir`) or an S3 bucket
  * (`s3://bucket/prefix`, reached with the `SVC_S3_*` settings; the SDK loaded only then).
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { SvcFailure, svcError } from '../common/errors.js';
+import { readRegularFile } from '../pack/read-regular.js';
 import type { S3Settings } from './artifacts/s3-settings.js';
 import { fileDir } from './artifacts/store-from-url.js';
 
@@ -47,8 +48,9 @@ class FileBlobs implements Blobs {
     return names.filter((n) => n.endsWith('.json')).sort();
   }
 
+  /** Undefined when absent, unreadable or not a regular file (a FIFO is never waited on). */
   get(key: string): Promise<string | undefined> {
-    return readFile(join(this.root, key), 'utf8').catch(() => undefined);
+    return readRegularFile(join(this.root, key), 'utf8').catch(() => undefined);
   }
 
   async put(key: string, body: string): Promise<void> {

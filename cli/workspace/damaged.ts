@@ -4,21 +4,32 @@
  * `workspace_damaged` (exit 2) naming the file, with the hint to start a new session, never an
  * `internal_error`: the workspace is user data, and a new session is the way out.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import type { SymbolTableJson } from '../../compiler/symbols.js';
-import { usageError, type TerminalError } from '../terminal/errors.js';
+import { fileKind, READ_NONBLOCK } from '../../pack/read-regular.js';
+import { TerminalError, usageError } from '../terminal/errors.js';
 
 export const NEW_SESSION_HINT = 'run `svc context --new` with api:Entity seeds (it starts a new session)';
 
 export const damaged = (file: string, problem: string): TerminalError =>
   usageError('workspace_damaged', `${file} ${problem}`, NEW_SESSION_HINT);
 
-/** The text of a workspace file; a read error (a directory, no permission, ...) is `workspace_damaged`. */
+/**
+ * The text of a workspace file; a read error (no permission, ...) or a file that is not a regular
+ * file is `workspace_damaged`. Opened without blocking, so a FIFO under the name is not waited on.
+ */
 export function readWorkspaceText(file: string): string {
+  let fd: number | undefined;
   try {
-    return readFileSync(file, 'utf8');
+    fd = openSync(file, READ_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw damaged(file, `is not a regular file (${fileKind(st)})`);
+    return readFileSync(fd, 'utf8');
   } catch (e) {
+    if (e instanceof TerminalError) throw e;
     throw damaged(file, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

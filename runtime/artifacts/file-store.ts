@@ -6,8 +6,9 @@
  * same directory (after a restart, or in another process) serves the same snapshots.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, rename, rm, unlink, utimes } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
+import { NotRegularFileError, readRegularFile } from '../../pack/read-regular.js';
 import { isArtifactId, verifiedSnapshot, type RunSnapshot } from './snapshot.js';
 import { GcTimer, putByWrite } from './gc-timer.js';
 import type { ArtifactStore, StoreOptions, StoreStats } from './store.js';
@@ -87,13 +88,16 @@ export class FileArtifactStore implements ArtifactStore {
     return this.read(id);
   }
 
-  /** The verified snapshot stored under `id`; undefined when absent or corrupt (never logged). */
+  /**
+   * The verified snapshot stored under `id`; undefined when absent, corrupt or not a regular file
+   * (a FIFO under a snapshot's name is never waited on; a write renames a snapshot over it).
+   */
   private async read(id: string): Promise<RunSnapshot | undefined> {
     let bytes: Buffer;
     try {
-      bytes = await readFile(this.file(id));
+      bytes = await readRegularFile(this.file(id));
     } catch (e) {
-      if (errCode(e) === 'ENOENT' || errCode(e) === 'EISDIR') return undefined;
+      if (errCode(e) === 'ENOENT' || e instanceof NotRegularFileError) return undefined;
       throw e;
     }
     return verifiedSnapshot(id, bytes);

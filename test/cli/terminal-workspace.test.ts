@@ -1,11 +1,13 @@
 /**
- * Damaged workspace files (issue 41 item 12): a session file of `.svc/` that is not JSON, not of
- * the shape svc wrote, unreadable or without its server session is `workspace_damaged` (exit 2)
- * naming the file, with the hint `svc context --new`; never `internal_error` (exit 70) or a stack
- * trace. `svc context --new` then starts a working session. The real `svc` process against a real
- * svc server and the json-server vendor.
+ * Damaged workspace files (issue 41 items 12 and 10): a session file of `.svc/` that is not JSON,
+ * not of the shape svc wrote, not a regular file (a directory, a FIFO: never waited on) or without
+ * its server session is `workspace_damaged` (exit 2) naming the file, with the hint
+ * `svc context --new`; never `internal_error` (exit 70), a stack trace or a hang. `svc context
+ * --new` then starts a working session. The real `svc` process against a real svc server and the
+ * json-server vendor.
  */
 import t, { type Test } from 'tap';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startStack } from '../_helpers/server.js';
@@ -40,8 +42,11 @@ t.test('a damaged session file is workspace_damaged with the svc context --new h
 
   rmSync(symbols);
   mkdirSync(symbols);
-  damaged(t, await term(ws, ['run', '-e', program]), /symbols\.json cannot be read \(EISDIR\)/);
+  damaged(t, await term(ws, ['run', '-e', program]), /symbols\.json is not a regular file \(a directory\)/);
   rmSync(symbols, { recursive: true });
+  execFileSync('mkfifo', [symbols]);
+  damaged(t, await term(ws, ['run', '-e', program]), /symbols\.json is not a regular file \(a FIFO\)/);
+  rmSync(symbols);
   writeFileSync(symbols, good);
   t.equal((await term(ws, ['run', '-e', program])).code, 0, 'the restored file works again');
 
