@@ -153,6 +153,8 @@ export class SvcApp {
           version: SVC_VERSION,
           maxSessions: this.limits.maxMcpSessions,
           idleMs: this.limits.mcpSessionIdleMs,
+          freshIdleMs: this.limits.mcpFreshIdleMs,
+          newSessionsPerMin: this.limits.mcpNewSessionsPerMin,
           now,
           ...(opts.shared ? { shared: opts.shared } : {}),
         },

@@ -26,6 +26,10 @@ export interface Limits {
   maxMcpSessions: number;
   /** An MCP transport session unused this long is closed. */
   mcpSessionIdleMs: number;
+  /** An MCP transport session that has sent no request since initialize is closed once unused this long. */
+  mcpFreshIdleMs: number;
+  /** New MCP transport sessions one client address may open per minute (0: no limit). */
+  mcpNewSessionsPerMin: number;
   /** With a shared session store: the lease a replica holds on each operation it runs. */
   operationLeaseMs: number;
   /** Rows the session graph holds in this process, all sessions together (docs/runtime.md "The session graph"). */
@@ -46,6 +50,8 @@ export const DEFAULT_LIMITS: Limits = {
   shutdownGraceMs: 10_000,
   maxMcpSessions: 1_000,
   mcpSessionIdleMs: 60 * 60 * 1000,
+  mcpFreshIdleMs: 30 * 1000,
+  mcpNewSessionsPerMin: 120,
   operationLeaseMs: 15_000,
   graphHotMaxEntities: 2048,
   graphMaxAgeMs: 0,
@@ -63,6 +69,8 @@ export const LIMIT_ENV: Record<keyof Limits, { name: string; unit: 'count' | 'se
   shutdownGraceMs: { name: 'SVC_SHUTDOWN_GRACE_SECS', unit: 'secs' },
   maxMcpSessions: { name: 'SVC_MCP_MAX_SESSIONS', unit: 'count' },
   mcpSessionIdleMs: { name: 'SVC_MCP_SESSION_IDLE_SECS', unit: 'secs' },
+  mcpFreshIdleMs: { name: 'SVC_MCP_FRESH_IDLE_SECS', unit: 'secs' },
+  mcpNewSessionsPerMin: { name: 'SVC_MCP_NEW_SESSIONS_PER_MIN', unit: 'count', zero: true },
   operationLeaseMs: { name: 'SVC_OPERATION_LEASE_SECS', unit: 'secs' },
   graphHotMaxEntities: { name: 'SVC_GRAPH_HOT_MAX_ENTITIES', unit: 'count' },
   graphMaxAgeMs: { name: 'SVC_GRAPH_MAX_AGE_SECS', unit: 'secs', zero: true },

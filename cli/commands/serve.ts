@@ -93,6 +93,8 @@ Environment (limits: see docs/http.md "Limits"):
   SVC_MCP_ALLOWED_HOSTS, SVC_MCP_ALLOWED_ORIGINS  older names of SVC_ALLOWED_HOSTS / SVC_ALLOWED_ORIGINS (merged into them)
   SVC_MCP_MAX_SESSIONS              MCP transport sessions held at once (default 1000)
   SVC_MCP_SESSION_IDLE_SECS         an idle MCP transport session is closed after this (default 3600)
+  SVC_MCP_FRESH_IDLE_SECS           an MCP transport session that sent no request since initialize, after this (default 30)
+  SVC_MCP_NEW_SESSIONS_PER_MIN      new MCP sessions one client address may open per minute (default 120, 0: off)
 SIGINT/SIGTERM stop accepting, let running requests and operations finish within the grace, then
 cancel what still runs (streams get their terminal event, runs are stored) and exit 0.
 

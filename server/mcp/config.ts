@@ -44,25 +44,53 @@ async function readJson(name: string, path: string, example: string): Promise<un
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
-/** Transport keys: a bearer check in constant time against every key. Empty = /mcp is open. */
+/**
+ * A key's id: what a transport session records of the key that opened it (in memory and in the
+ * shared store), never the key. A hash of the key under a label of its own, so that it matches
+ * on every replica whatever the order of the keys file.
+ */
+const keyId = (key: string) => createHash('sha256').update('svc mcp transport key id\0').update(key).digest('hex');
+
+/**
+ * Transport keys: a bearer check in constant time against every key. Empty = /mcp is open.
+ * Each key has an id (`idOf`): a transport session is bound to the id of the key that opened it.
+ */
 export class TransportKeys {
   private readonly digests: Buffer[];
+  private readonly ids: string[];
   constructor(keys: readonly string[]) {
     this.digests = keys.map(digest);
+    this.ids = keys.map(keyId);
   }
   get required(): boolean {
     return this.digests.length > 0;
   }
   /** True when `authorization` is `Bearer <one of the keys>` (or no key is provisioned). */
   accepts(authorization: string | undefined): boolean {
-    if (!this.required) return true;
-    const m = /^Bearer +(\S+)$/i.exec(authorization ?? '');
-    if (!m) return false;
-    const d = digest(m[1]!);
-    let ok = false;
-    for (const k of this.digests) if (timingSafeEqual(d, k)) ok = true;
-    return ok;
+    return this.idOf(authorization) !== undefined;
   }
+  /**
+   * The id of the key `authorization` presents (`Bearer <key>`): `''` when no key is provisioned,
+   * undefined when it presents none of the keys. Every key is compared, in constant time.
+   */
+  idOf(authorization: string | undefined): string | undefined {
+    if (!this.required) return '';
+    const m = /^Bearer +(\S+)$/i.exec(authorization ?? '');
+    if (!m) return undefined;
+    const d = digest(m[1]!);
+    let found = -1;
+    this.digests.forEach((k, i) => {
+      if (timingSafeEqual(d, k)) found = i;
+    });
+    return found < 0 ? undefined : this.ids[found];
+  }
+}
+
+/** True when two key ids (from `TransportKeys.idOf`) are the same key; compared in constant time. */
+export function sameKey(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** Which catalogs a tenant may use (undefined: any). */

@@ -3,36 +3,29 @@
  * stateful (one transport, one SDK `Server` and one `McpSession` per `Mcp-Session-Id`). Before a
  * request reaches a transport it passes the DNS-rebinding check (Host and Origin), the transport
  * key check (when keys are provisioned), the body limit and JSON decoding; transport sessions are
- * capped and closed when idle. Requests get JSON-RPC errors where the protocol says so (unknown
- * session 404, no session 400, malformed JSON 400), never a crash. The transport is the SDK's
- * Web-standard one, driven through a lean Node bridge (`web-adapter.ts`) rather than the SDK's
- * Node wrapper and its general-purpose adapter; a POST that is one well-formed tools/call of a
- * known tool on an open session is run and answered by `direct-call.ts` instead, as the transport
- * would answer it, without the transport's cost per message.
+ * capped and closed when idle (`session-cap.ts`), new ones limited per address (`rate-limit.ts`),
+ * each bound to the transport key that opened it. Requests get JSON-RPC errors where the protocol
+ * says so (unknown session 404, no session 400, malformed JSON 400), never a crash. The
+ * transport is the SDK's Web-standard one, driven through a lean Node bridge (`web-adapter.ts`)
+ * rather than the SDK's Node wrapper and its general-purpose adapter; a POST that is one
+ * well-formed tools/call of a known tool on an open session is run and answered by
+ * `direct-call.ts` instead, as the transport would answer it, without the transport's cost per
+ * message. The SDK `Server` of a session and its handlers are `sdk-server.ts`'s.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  isInitializeRequest,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SvcFailure } from '../../common/errors.js';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestedDeeperThan, readBody } from '../http/body.js';
-import type { McpConfig } from './config.js';
-import { RESOURCE_TEMPLATES, rpcFailure } from './resources.js';
+import { sameKey, type McpConfig } from './config.js';
 import { McpSession, type McpDeps } from './session.js';
-import { INSTRUCTIONS } from './tools.js';
 import type { SharedKv } from '../kv.js';
-import { markInitialized, parseState } from './resume.js';
+import { markInitialized, parseShared, sharedText } from './resume.js';
+import { mcpServer } from './sdk-server.js';
+import { NewSessionLimit } from './rate-limit.js';
+import { evictee, holdsRequest, idleLimit } from './session-cap.js';
 import { serve } from './web-adapter.js';
 import { cancelledIds, directCallOf, DirectCalls, runDirect } from './direct-call.js';
 
@@ -42,6 +35,10 @@ export interface McpEndpointOptions {
   maxSessions: number;
   /** A transport session unused this long is closed (`SVC_MCP_SESSION_IDLE_SECS`). */
   idleMs: number;
+  /** A session that sent no request since initialize, unused this long, is closed (`SVC_MCP_FRESH_IDLE_SECS`). */
+  freshIdleMs?: number;
+  /** New sessions per minute per client address (`SVC_MCP_NEW_SESSIONS_PER_MIN`); 0 or unset: no limit. */
+  newSessionsPerMin?: number;
   now?: () => number;
   /** Where transport sessions are shared with other replicas (`SVC_MCP_TRANSPORT_KV_URL`); unset: not shared. */
   shared?: SharedKv;
@@ -56,12 +53,20 @@ interface Entry {
   lastUsed: number;
   /** When its state was last written to the shared store (its expiry restarts then). */
   sharedAt: number;
+  /** The id of the transport key that opened it (`''`: none is provisioned); only that key reaches it. */
+  key: string;
+  /** No request since initialize yet (session-cap.ts). */
+  fresh: boolean;
+  /** Its POSTs in progress. */
+  busy: number;
 }
 
 export class McpEndpoint {
   private readonly entries = new Map<string, Entry>();
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly limits: { idleMs: number; freshIdleMs: number };
+  private readonly newSessions: NewSessionLimit;
   /** Set by the server once it listens: Host names of its own address are always allowed. */
   listening?: { host: string; port: number };
 
@@ -71,7 +76,10 @@ export class McpEndpoint {
     private readonly opts: McpEndpointOptions,
   ) {
     this.now = opts.now ?? Date.now;
-    this.sweeper = setInterval(() => void this.sweep(), Math.min(60_000, opts.idleMs)).unref();
+    this.limits = { idleMs: opts.idleMs, freshIdleMs: opts.freshIdleMs ?? opts.idleMs };
+    this.newSessions = new NewSessionLimit({ perMinute: opts.newSessionsPerMin ?? 0, now: this.now });
+    const every = Math.min(60_000, opts.idleMs, this.limits.freshIdleMs / 3);
+    this.sweeper = setInterval(() => void this.sweep(), every).unref();
   }
 
   /** Transport sessions open now. */
@@ -80,15 +88,14 @@ export class McpEndpoint {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!this.config.keys.accepts(req.headers.authorization))
+    const key = this.config.keys.idOf(req.headers.authorization);
+    if (key === undefined)
       return rpcError(
         res,
         401,
         ErrorCode.InvalidRequest,
         'this MCP endpoint requires Authorization: Bearer <transport key>',
-        {
-          'www-authenticate': 'Bearer realm="svc-mcp"',
-        },
+        { 'www-authenticate': 'Bearer realm="svc-mcp"' },
       );
     const method = req.method ?? 'GET';
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE')
@@ -96,7 +103,9 @@ export class McpEndpoint {
         allow: 'GET, POST, DELETE',
       });
     const sid = header(req, 'mcp-session-id');
-    const entry = sid === undefined ? undefined : (this.entries.get(sid) ?? (await this.resume(sid)));
+    const found = sid === undefined ? undefined : (this.entries.get(sid) ?? (await this.resume(sid, key)));
+    // Another key's session answers as an unknown one: its id alone reaches nothing.
+    const entry = found && sameKey(found.key, key) ? found : undefined;
     if (sid !== undefined && !entry)
       return rpcError(
         res,
@@ -123,35 +132,42 @@ export class McpEndpoint {
     }
     if (entry) {
       entry.lastUsed = this.now();
+      // No longer fresh: its shared copy (written to expire as a fresh one) is written again now.
+      if (entry.fresh && holdsRequest(body)) [entry.fresh, entry.sharedAt] = [false, -Infinity];
       this.keepShared(sid!, entry);
       for (const id of cancelledIds(body)) entry.calls.get(id)?.abort();
-      const call = method === 'POST' ? directCallOf(body, req, entry.session) : undefined;
-      if (call) return runDirect(call, entry.session, sid!, entry.calls, req, res);
-      return serve(entry.transport, req, res, body);
+      if (method !== 'POST') return serve(entry.transport, req, res, body);
+      entry.busy++;
+      try {
+        const call = directCallOf(body, req, entry.session);
+        if (call) return await runDirect(call, entry.session, sid!, entry.calls, req, res);
+        return await serve(entry.transport, req, res, body);
+      } finally {
+        entry.busy--;
+      }
     }
     if (method !== 'POST' || !isInitializeRequest(body))
       return rpcError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: no Mcp-Session-Id; send initialize first');
-    if (this.entries.size >= this.opts.maxSessions) this.sweep();
-    if (this.entries.size >= this.opts.maxSessions)
+    const taken = this.newSessions.take(req.socket.remoteAddress);
+    if (!taken.ok) return rpcError(res, 429, -32000, taken.message, { 'retry-after': String(taken.retryAfterSecs) });
+    if (!this.makeRoom())
       return rpcError(
         res,
         503,
         ErrorCode.InternalError,
         `the server holds ${this.entries.size} MCP sessions (the cap); try again later`,
-        {
-          'retry-after': '60',
-        },
+        { 'retry-after': '60' },
       );
-    const opened = this.open();
-    await serve(opened.transport, req, res, body);
+    const opened = this.entry(new McpSession(this.deps), () => randomUUID(), key);
+    opened.busy++;
+    await serve(opened.transport, req, res, body).finally(() => opened.busy--);
   }
 
-  private open(): Entry {
-    return this.entry(new McpSession(this.deps), () => randomUUID());
-  }
-
-  /** A transport session with its SDK server; `id` names it (a new one, or the one resumed). */
-  private entry(session: McpSession, id: () => string): Entry {
+  /**
+   * A transport session with its SDK server; `id` names it (a new one, or the one resumed), `key`
+   * is the id of its transport key. A new one is fresh, a resumed one was used elsewhere.
+   */
+  private entry(session: McpSession, id: () => string, key: string, fresh = true): Entry {
     const server = mcpServer(session, this.opts.version, this.deps.logger);
     const entry: Entry = {
       session,
@@ -159,11 +175,14 @@ export class McpEndpoint {
       calls: new DirectCalls(),
       lastUsed: this.now(),
       sharedAt: this.now(),
+      key,
+      fresh,
+      busy: 0,
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: id,
         onsessioninitialized: async (sid) => {
           this.entries.set(sid, entry);
-          await this.share(sid, session);
+          await this.share(sid, entry);
         },
         onsessionclosed: (sid) => {
           this.entries.delete(sid);
@@ -176,35 +195,36 @@ export class McpEndpoint {
       // As the SDK aborts the handlers it runs when the transport closes.
       for (const abort of entry.calls.values()) abort.abort();
     };
-    session.onChange = () => this.share(entry.transport.sessionId!, session);
+    session.onChange = () => this.share(entry.transport.sessionId!, entry);
     void server.connect(entry.transport);
     return entry;
   }
 
-  /** Write a session's state to the shared store (no-op when nothing is shared). */
-  private async share(sid: string, session: McpSession): Promise<void> {
-    await this.opts.shared?.set(sharedKey(sid), JSON.stringify(session.state()), this.opts.idleMs);
+  /** Write a session's state and key id to the shared store (no-op when nothing is shared); a fresh one expires sooner. */
+  private async share(sid: string, e: Entry): Promise<void> {
+    await this.opts.shared?.set(sharedKey(sid), sharedText(e.session.state(), e.key), idleLimit(e, this.limits));
   }
 
   /** Restart the shared copy's expiry now and then while the session is used here. */
   private keepShared(sid: string, e: Entry): void {
     if (!this.opts.shared || e.lastUsed - e.sharedAt < this.opts.idleMs / 4) return;
     e.sharedAt = e.lastUsed;
-    void this.share(sid, e.session).catch(() => undefined);
+    void this.share(sid, e).catch(() => undefined);
   }
 
   /**
    * A session another replica opened (or this one before a restart), from the shared store:
    * undefined when nothing is shared, or it is unknown or expired there.
    */
-  private async resume(sid: string): Promise<Entry | undefined> {
+  private async resume(sid: string, key: string): Promise<Entry | undefined> {
     if (!this.opts.shared || sid.length > 200) return undefined;
     const text = await this.opts.shared.get(sharedKey(sid));
-    const state = text === undefined ? undefined : parseState(text);
-    if (!state) return undefined;
+    const shared = text === undefined ? undefined : parseShared(text);
+    if (!shared || !sameKey(shared.key, key)) return undefined;
     const again = this.entries.get(sid); // another request resumed it meanwhile
     if (again) return again;
-    const entry = this.entry(new McpSession(this.deps, state), () => sid);
+    const entry = this.entry(new McpSession(this.deps, shared.state), () => sid, shared.key, false);
+    entry.sharedAt = -Infinity; // written again with its full expiry (it may have been shared as a fresh one)
     if (!markInitialized(entry.transport, sid)) {
       void entry.server.close().catch(() => undefined);
       this.deps.logger.warn(
@@ -216,14 +236,28 @@ export class McpEndpoint {
     return entry;
   }
 
-  /** Close transport sessions idle longer than the limit. */
+  /** Close transport sessions idle longer than their limit (a fresh one's is shorter). */
   private sweep(): void {
     const now = this.now();
     for (const [id, e] of this.entries)
-      if (now - e.lastUsed > this.opts.idleMs) {
-        this.entries.delete(id);
-        void e.server.close().catch(() => undefined);
-      }
+      if (e.busy === 0 && now - e.lastUsed > idleLimit(e, this.limits)) this.drop(id, e);
+  }
+
+  /** Room for a new session under the cap: idle ones swept, else one closed (session-cap.ts); false when none may go. */
+  private makeRoom(): boolean {
+    if (this.entries.size < this.opts.maxSessions) return true;
+    this.sweep();
+    while (this.entries.size >= this.opts.maxSessions) {
+      const id = evictee(this.entries);
+      if (id === undefined) return false;
+      this.drop(id, this.entries.get(id)!);
+    }
+    return true;
+  }
+
+  private drop(id: string, e: Entry): void {
+    this.entries.delete(id);
+    void e.server.close().catch(() => undefined);
   }
 
   /** Shutdown begins: end the standing GET event streams, so they do not hold the server open. */
@@ -238,38 +272,6 @@ export class McpEndpoint {
     this.entries.clear();
     await Promise.all(all.map((e) => e.server.close().catch(() => undefined)));
   }
-}
-
-/** The SDK server of one transport session: its handlers call the session. */
-function mcpServer(session: McpSession, version: string, logger: McpDeps['logger']): Server {
-  const server = new Server(
-    { name: 'svc', version },
-    // Logging and prompts are declared so generic clients get answers, not -32601: the SDK answers
-    // logging/setLevel itself, and svc has no prompts (its teaching comes from svc_context).
-    { capabilities: { tools: {}, resources: {}, logging: {}, prompts: {} }, instructions: INSTRUCTIONS },
-  );
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
-  server.setRequestHandler(GetPromptRequestSchema, (req) => {
-    throw rpcFailure(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name.slice(0, 100)} (svc has no prompts)`);
-  });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: session.tools() }));
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
-    if (!session.has(req.params.name))
-      throw rpcFailure(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name.slice(0, 100)}`);
-    const progressToken = req.params._meta?.progressToken;
-    return session.call(req.params.name, req.params.arguments, {
-      signal: extra.signal,
-      ...(progressToken !== undefined ? { progressToken } : {}),
-      notify: (method, params) => extra.sendNotification({ method, params }),
-      // The HTTP headers of this POST: only a forwarding header named in the credentials file is read.
-      ...(extra.requestInfo?.headers ? { headers: extra.requestInfo.headers } : {}),
-    });
-  });
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await session.resources() }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => session.readResource(req.params.uri));
-  server.onerror = (e) => logger.warn(`MCP: ${e.message}`);
-  return server;
 }
 
 /** The shared store's key of a transport session. */

@@ -22,14 +22,34 @@ export function markInitialized(transport: WebStandardStreamableHTTPServerTransp
   return true;
 }
 
-/** The shared state of a session, or undefined when the text is not one. */
-export function parseState(text: string): McpSessionState | undefined {
+/**
+ * What the shared store holds of a session: its state and the id of the transport key that opened
+ * it (`''` when no key was provisioned): the session is resumed only for that key.
+ */
+export interface SharedSession {
+  state: McpSessionState;
+  key: string;
+}
+
+/** The shared store's text of a session. */
+export function sharedText(state: McpSessionState, key: string): string {
+  return JSON.stringify({ ...state, transport_key: key });
+}
+
+/** The shared record of a session (a record without a key id counts as opened with none), or undefined when the text is not one. */
+export function parseShared(text: string): SharedSession | undefined {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch {
     return undefined;
   }
+  const state = stateOf(v);
+  const key = (v as { transport_key?: unknown }).transport_key;
+  return state && { state, key: typeof key === 'string' ? key : '' };
+}
+
+function stateOf(v: unknown): McpSessionState | undefined {
   const s = v as Partial<McpSessionState> | null;
   const p = s?.principal;
   if (!p || typeof p.tenant !== 'string' || !['jwt', 'api_key', 'anonymous'].includes(p.method)) return undefined;

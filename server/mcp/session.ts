@@ -78,6 +78,11 @@ export class McpSession {
     for (const [intent, ref] of restored.intents.slice(-MAX_INTENTS)) this.intents.set(intent, ref);
   }
 
+  /** True once svc_incoming_auth succeeded here: the session cap never closes such a session to make room. */
+  get signedIn(): boolean {
+    return this.authenticated;
+  }
+
   /** The state to share (no secret: the principal is who signed in, never the credential). */
   state(): McpSessionState {
     return { principal: this.principal, authenticated: this.authenticated, intents: [...this.intents] };

@@ -10,7 +10,7 @@ import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../../server/http/body.js';
 import { TenantScopes, TransportKeys } from '../../../server/mcp/config.js';
 import { call, raw, startStack } from '../../_helpers/server.js';
 import { connectMcp, openLogical, textOf } from '../../_helpers/mcp.js';
-import { INIT, rawMcp, rawSession, rowsOf } from './_shared.js';
+import { inbound, INIT, KEY_ACME, rawMcp, rawSession, rowsOf } from './_shared.js';
 
 const stack = await startStack(t);
 const port = new URL(stack.url).port;
@@ -213,15 +213,25 @@ t.test('DELETE ends a transport session; its id is unknown afterwards', async (t
   t.equal(a.status, 404, `${sid}: 404 after DELETE`);
 });
 
-t.test('the transport-session cap: 503 when full; idle sessions are swept to make room', async (t) => {
+t.test('the transport-session cap: 503 when full of signed-in sessions; idle ones are swept', async (t) => {
   let clock = Date.now();
   const s = await startStack(t, {
     vendorUrl: stack.vendorUrl,
+    auth: inbound('optional'),
     limits: { maxMcpSessions: 2, mcpSessionIdleMs: 60_000 },
     now: () => clock,
   });
+  // Signed in: the cap never closes such a session to make room (session-limits.test.ts has the rest).
+  const signIn = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 9,
+    method: 'tools/call',
+    params: { name: 'svc_incoming_auth', arguments: { api_key: KEY_ACME } },
+  });
   const one = await rawSession(s.url);
-  await rawSession(s.url);
+  t.equal((await rawMcp(s.url, signIn, one.headers)).status, 200);
+  const two = await rawSession(s.url);
+  t.equal((await rawMcp(s.url, signIn, two.headers)).status, 200);
   const full = await rawMcp(s.url, JSON.stringify(INIT));
   t.equal(full.status, 503, 'a third session: 503');
   t.equal(full.headers.get('retry-after'), '60');
