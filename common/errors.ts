@@ -70,7 +70,8 @@ export const CODES = {
   openapi_invalid: { about: 'the file is not an OpenAPI 3.x or Swagger 2.0 document, or not valid YAML/JSON' },
   openapi_bad_ref: { about: 'a $ref of the OpenAPI document does not resolve' },
   openapi_ref_outside: {
-    about: 'a $ref of the OpenAPI document reads outside its folder and the allowed ones, or names a URL (never fetched)',
+    about:
+      'a $ref of the OpenAPI document reads outside its folder and the allowed ones, or names a URL (never fetched)',
   },
   openapi_nothing_importable: { about: 'no operation of the OpenAPI document maps to a capability' },
   import_write_failed: { about: 'the imported catalog cannot be written to the output directory' },
