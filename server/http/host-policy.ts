@@ -59,9 +59,6 @@ export class HostPolicy {
   private readonly origins: ReadonlySet<string>;
   /** Any Host passes: set once the server listens on a non-loopback address with no host list. */
   private anyHost = false;
-  /** The last `Host` value parsed and its name: most requests repeat it. */
-  private lastValue = '';
-  private lastName: string | undefined;
 
   /** Until `listeningOn` says otherwise the server counts as loopback-only (the strict policy). */
   constructor(allowed: AllowedHosts = {}) {
@@ -77,11 +74,7 @@ export class HostPolicy {
   /** Why a request is refused (`host_not_allowed`, `origin_not_allowed`), or undefined. */
   check(req: IncomingMessage): SvcError | undefined {
     const value = req.headers.host ?? '';
-    if (value !== this.lastValue) {
-      this.lastValue = value;
-      this.lastName = hostnameOf(value);
-    }
-    const host = this.lastName;
+    const host = hostnameOf(value);
     if (!this.anyHost && !(host !== undefined && this.hostAllowed(host, req)))
       return svcError(
         'host_not_allowed',
