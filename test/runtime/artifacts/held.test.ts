@@ -8,23 +8,11 @@
 import t from 'tap';
 import { SILENT, type Logger } from '../../../common/log.js';
 import { MemoryArtifactStore } from '../../../runtime/artifacts/memory-store.js';
-import { artifactId, snapshotJson, type RunSnapshot } from '../../../runtime/artifacts/snapshot.js';
+import { artifactId, snapshotJson } from '../../../runtime/artifacts/snapshot.js';
 import type { ArtifactStore } from '../../../runtime/artifacts/store.js';
 import { WriteBehindStore } from '../../../runtime/artifacts/write-behind.js';
+import { snapshot } from '../../_helpers/run-snapshot.js';
 import { until } from '../../_helpers/until.js';
-
-function snapshot(n: number): RunSnapshot {
-  return {
-    format: 1,
-    plan_commit_id: 'c'.repeat(64),
-    status: 'succeeded',
-    steps: [],
-    returns: [],
-    started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-    elapsed_ms: n,
-    session: { prompt_hash: 'ph', session: 's1', tenant: '' },
-  };
-}
 
 const BYTES = Buffer.byteLength(snapshotJson(snapshot(1)));
 

@@ -3,21 +3,9 @@ import { SILENT, type Logger } from '../../../common/log.js';
 import { artifactId, snapshotJson, type RunSnapshot } from '../../../runtime/artifacts/snapshot.js';
 import { MemoryArtifactStore } from '../../../runtime/artifacts/memory-store.js';
 import { WriteBehindStore } from '../../../runtime/artifacts/write-behind.js';
+import { snapshot } from '../../_helpers/run-snapshot.js';
 import { DEFAULT_HELD_MAX_BYTES } from '../../../runtime/artifacts/held.js';
 import type { ArtifactStore } from '../../../runtime/artifacts/store.js';
-
-function snapshot(n: number): RunSnapshot {
-  return {
-    format: 1,
-    plan_commit_id: 'c'.repeat(64),
-    status: 'succeeded',
-    steps: [],
-    returns: [],
-    started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-    elapsed_ms: n,
-    session: { prompt_hash: 'ph', session: 's1', tenant: '' },
-  };
-}
 
 /**
  * A memory store whose writes wait for `release()` (or fail with `fail()`): a slow or broken
