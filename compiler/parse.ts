@@ -10,7 +10,6 @@ import { svcError, type SvcError } from '../common/errors.js';
 import { quote } from '../common/quote.js';
 import type { Program, Statement } from './ast.js';
 import { buildStatement } from './ast-builder.js';
-import { fastProgram } from './fast-parse.js';
 import { lex } from './lexer.js';
 import { MAX_PROGRAM_STATEMENTS, programTooLarge } from './limits.js';
 import { statementParser } from './parser.js';
@@ -42,19 +41,8 @@ export function parseProgram(text: string, lines?: LineIndex): { program?: Progr
   }
 }
 
+/** Lex, split, parse each statement, build the AST; every diagnostic is made here. */
 function parse(text: string, lines: LineIndex): { program?: Program; diagnostics: SvcError[] } {
-  // A well-formed program (nearly every one) is built straight from its text (fast-parse.ts);
-  // the others go through Chevrotain, which words the diagnostics.
-  const fast = fastProgram(text, lines);
-  if (fast) return { program: fast, diagnostics: [] };
-  return parseChevrotain(text, lines);
-}
-
-/** The Chevrotain path: lex, split, parse each statement, build; every diagnostic is made here. */
-export function parseChevrotain(
-  text: string,
-  lines = new LineIndex(text),
-): { program?: Program; diagnostics: SvcError[] } {
   const { statements, diagnostics, hidden } = lex(text, lines);
   if (statements.length > MAX_PROGRAM_STATEMENTS) return { diagnostics: [tooManyStatements(statements, lines)] };
   const out: Statement[] = [];

@@ -124,7 +124,7 @@ function newlineAt(text: string, i: number): number {
 }
 
 /** Matches every form that starts with `<<`: a heredoc, or one of its malformed variants. */
-export function matchHeredoc(text: string, offset: number): CustomPatternMatcherReturn | null {
+function matchHeredoc(text: string, offset: number): CustomPatternMatcherReturn | null {
   if (text.charCodeAt(offset) !== 60 || text.charCodeAt(offset + 1) !== 60) return null;
   const legacy = text.charCodeAt(offset + 2) === 60;
   let i = offset + (legacy ? 3 : 2);
@@ -172,7 +172,7 @@ const isApiChar = (c: number) => isLower(c) || isDigit(c) || c === 95 || c === 4
 let qualifiedMiss: { text: string; from: number; to: number } | undefined;
 
 /** `[a-z][a-z0-9_-]*:[A-Za-z_][A-Za-z0-9_]*`, in time linear over the whole text. */
-export function matchQualified(text: string, offset: number): CustomPatternMatcherReturn | null {
+function matchQualified(text: string, offset: number): CustomPatternMatcherReturn | null {
   if (!isLower(text.charCodeAt(offset))) return null;
   const miss = qualifiedMiss;
   if (miss && miss.text === text && offset >= miss.from && offset <= miss.to) return null;
