@@ -1,9 +1,10 @@
 /**
  * Compiling programs (parse + resolve + type-check + plan + commit id + review) against the
  * bundled catalogs, side by side in the same run with graphql-js `parse` + `validate` of GraphQL
- * queries of similar size over an equivalent schema. Targets (issue 21): a 200-line program in at
- * most half the time graphql-js takes to parse and validate a comparable document (ratio <= 0.5),
- * a one-line program in at most a tenth of its time for a one-field query (ratio <= 0.1).
+ * queries of similar size over an equivalent schema. Targets (issue 43, with one grammar
+ * implementation: every program through Chevrotain): a one-line program in at most a fifth of the
+ * time graphql-js takes to parse and validate a one-field query (ratio <= 0.2), a 200-line program
+ * in at most 1.5 times its time for a comparable document (ratio <= 1.5).
  */
 import { buildSchema, parse, validate } from 'graphql';
 import { compileProgram } from '../compiler/index.js';
@@ -66,8 +67,11 @@ function twoHundredLines(): [string, string] {
   return [svc.join('\n'), gql.join('\n')];
 }
 
-/** Issue 21's ratios (svc compile ÷ graphql-js parse + validate), by case. */
-const TARGETS: Record<string, number> = { 'one line': 0.1, '200 lines': 0.5 };
+/**
+ * Issue 43's ratios (svc compile ÷ graphql-js parse + validate), by case. (Issue 21's 0.1 and 0.5
+ * held with a second, hand-written parser for well-formed programs; issue 43 removed it.)
+ */
+const TARGETS: Record<string, number> = { 'one line': 0.2, '200 lines': 1.5 };
 
 /**
  * Median µs per call of `a` and of `b`, over `batches` batches of `n` calls each, the two
