@@ -4,13 +4,15 @@
  * operations are actions (or queries, for a read-only POST search returning rows) on the entity
  * of the nearest enclosing resource path.
  */
-import { type EntityTable, lastLiteral, rowResult, type RowResult } from './entities.js';
+import { type EntityTable, lastLiteral } from './entities.js';
+import { bodyWrapper, rowResult, type RowResult } from './envelopes.js';
 import type { CapabilityKind, ImportCapability, ImportEntity, ImportLog, ImportParam } from './model.js';
 import { fieldNamedBy, idParamName } from './ids.js';
 import { NameSet, camelName, oneLine, pascalName } from './names.js';
 import type { Operation } from './operations.js';
 import { detectPaging } from './pagination.js';
 import { buildParams } from './params.js';
+import { objectShape } from './schema.js';
 
 /** `/breweries/{id}/beers` -> `/breweries/{}/beers`: the shape of a path. */
 export const shapeOf = (path: string) => path.replace(/\{[^}]*\}/g, '{}').replace(/\/+$/, '');
@@ -33,7 +35,7 @@ export function findReads(
   const shapes = new Map<string, ImportEntity>();
   for (const op of ops) {
     if (op.method !== 'get') continue;
-    const rr = rowResult(op.response.schema);
+    const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) });
     const entity = rr && table.entityFor(rr.schema, op.path);
     if (!rr || !entity) continue;
     reads.set(op, { op, rr, entity });
@@ -107,13 +109,15 @@ function classify(
     if (!endsWithParam(op.path)) return SINGLETON;
     return { kind: 'get', entity: read.entity, returns: 'row', rr: read.rr, own: lastParam(op.path) };
   }
-  const rr = rowResult(op.response.schema);
+  const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) });
   const responseEntity = rr ? table.known(rr.schema) : undefined;
   const at = enclosing(op.path, shapes);
   const entity = at?.entity ?? responseEntity;
   if (!entity) return 'no entity: neither its path nor its response belongs to a listed or fetched resource';
   const exact = at !== undefined && at.shape === shapeOf(op.path);
   const returns = responseEntity === entity && rr?.returns === 'row' ? 'row' : 'none';
+  // A write answering its row (wrapped or not) reads it where it is; one answering nothing reads nothing.
+  const answer = returns === 'row' && rr ? { rr } : {};
   const itemOwn =
     at && at.shape.endsWith('{}')
       ? lastParam(op.path.split('/').slice(0, at.shape.split('/').length).join('/'))
@@ -127,18 +131,24 @@ function classify(
     return { kind: 'query', entity: responseEntity, returns: 'rows', rr };
   const own = itemOwn ?? rowOf(op.path, entity, shapes);
   if (op.method === 'post' && exact && !endsWithParam(op.path))
-    return { kind: 'create', entity, returns, ...(own ? { own } : {}) };
+    return { kind: 'create', entity, returns, ...answer, ...(own ? { own } : {}) };
   if ((op.method === 'put' || op.method === 'patch') && exact && endsWithParam(op.path))
-    return { kind: 'update', entity, returns, own: lastParam(op.path) };
+    return { kind: 'update', entity, returns, ...answer, own: lastParam(op.path) };
   if (op.method === 'put' && exact && op.body && entity.id && bodyHas(op, entity.id))
-    return { kind: 'update', entity, returns };
+    return { kind: 'update', entity, returns, ...answer };
   if (op.method === 'delete' && exact && endsWithParam(op.path))
     return { kind: 'delete', entity, returns: 'none', own: lastParam(op.path) };
-  return { kind: 'action', entity, returns, ...(own ? { own } : {}) };
+  return { kind: 'action', entity, returns, ...answer, ...(own ? { own } : {}) };
 }
 
-const bodyHas = (op: Operation, field: string) =>
-  op.body !== undefined && Object.prototype.hasOwnProperty.call(op.body.schema.properties ?? {}, field);
+/** Whether the request body (inside its wrapper, if it has one) has the property `field`. */
+function bodyHas(op: Operation, field: string): boolean {
+  if (!op.body) return false;
+  const wrapper = bodyWrapper(op.body.schema);
+  const props = objectShape(op.body.schema).props;
+  const inner = wrapper ? objectShape(props.get(wrapper)!).props : props;
+  return inner.has(field);
+}
 
 /** Capability name: the operationId in camelCase, else method and path words. */
 function baseName(op: Operation): string {
@@ -252,6 +262,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     ...(paging?.pagination ? { pagination: paging.pagination } : {}),
     ...(paging?.sort ? { sort: paging.sort } : {}),
     response: { path: s.rr?.path ?? '', ...(paging?.total ? { total: paging.total } : {}) },
+    ...(built.bodyWrapper ? { body_wrapper: built.bodyWrapper } : {}),
     origin: op.label,
   };
 }

@@ -86,7 +86,8 @@ function mappingValue(c: ImportCapability): unknown {
   const renamed = (ps: ImportParam[]) => ps.some((p) => p.wire !== p.name);
   if (inQuery.length && (!readish || renamed(inQuery) || inBody.length)) out.query = templates(inQuery);
   if (inHeader.length) out.headers = templates(inHeader);
-  if (inBody.length && (readish || renamed(inBody))) out.body = templates(inBody);
+  if (c.body_wrapper) out.body = { [c.body_wrapper]: templates(inBody) };
+  else if (inBody.length && (readish || renamed(inBody))) out.body = templates(inBody);
   if (c.array_style) out.array_style = c.array_style;
   if (c.pagination) out.pagination = { ...c.pagination };
   if (c.sort) out.sort = { ...c.sort };

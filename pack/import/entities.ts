@@ -1,67 +1,13 @@
 /**
- * Entities from the schemas that list and get operations return: named components first (by
- * their component name), inline schemas named from the path (`/breweries` -> Brewery); of a
- * response that is one of several lists, the richest. Fields keep
+ * Entities from the schemas that list and get operations return (the rows envelopes.ts finds):
+ * named components first (by their component name), inline schemas named from the path
+ * (`/breweries` -> Brewery). Fields keep
  * their wire names; names that are not valid catalog names, write-only and deprecated properties
  * and schemas without a safe type are left out (and reported).
  */
 import type { ImportEntity, ImportLog, ImportType } from './model.js';
 import { NameSet, isName, oneLine, pascalName, singular } from './names.js';
-import { isObj, isRowSchema, objectShape, toType, type Schema } from './schema.js';
-
-/** Where the rows (or the row) are in a response, and a total count beside them. */
-export interface RowResult {
-  returns: 'rows' | 'row';
-  schema: Schema;
-  path: string;
-  totalPath?: string;
-  /** The response is one of several lists; `schema` is the richest (see listAlternatives). */
-  oneOfLists?: true;
-}
-
-const WRAPPERS = ['data', 'items', 'results', 'records', 'entries', 'values', 'content', 'list', 'rows'];
-const TOTALS = ['total', 'total_count', 'totalCount', 'total_results', 'totalResults', 'count'];
-
-/** The rows or row a response schema holds: an array, an object wrapping one array, or an object. */
-export function rowResult(schema: Schema | undefined): RowResult | undefined {
-  if (!isObj(schema)) return undefined;
-  const lists = listAlternatives(schema);
-  if (lists) return { returns: 'rows', schema: lists, path: '', oneOfLists: true };
-  if (isObj(schema.items) && (schema.type === 'array' || !schema.properties))
-    return isRowSchema(schema.items) ? { returns: 'rows', schema: schema.items, path: '' } : undefined;
-  if (!isRowSchema(schema)) return undefined;
-  const { props } = objectShape(schema);
-  const arrays = [...props].filter(([, v]) => isObj(v.items) && isRowSchema(v.items));
-  // A wrapper holds the rows under a conventional name, or is nothing but one list and counters.
-  const named = arrays.find(([k]) => WRAPPERS.includes(k));
-  const sole = arrays.length === 1 && !props.has('id') && props.size <= 4 ? arrays[0] : undefined;
-  const wrapper = named ?? sole;
-  if (wrapper) {
-    const total = TOTALS.find((t) => props.has(t) && ['integer', 'number'].includes(String(props.get(t)!.type)));
-    return {
-      returns: 'rows',
-      schema: wrapper[1].items as Schema,
-      path: wrapper[0],
-      ...(total ? { totalPath: total } : {}),
-    };
-  }
-  return { returns: 'row', schema, path: '' };
-}
-
-/**
- * The item schema of a response that is one of several lists of rows (`anyOf: [array of
- * simple-user, array of stargazer]`): the richest one, by property count (first on a tie). The
- * others are usually the same rows wrapped for another media type (`{starred_at, user}`).
- */
-function listAlternatives(s: Schema): Schema | undefined {
-  if (s.properties || s.items) return undefined;
-  const parts = [s.oneOf, s.anyOf].find((x) => Array.isArray(x)) as unknown[] | undefined;
-  if (!parts || parts.length < 2) return undefined;
-  const rows = parts.map((p) => (isObj(p) && p.type === 'array' && isRowSchema(p.items) ? p.items : undefined));
-  if (!rows.every((r) => r !== undefined)) return undefined;
-  const size = (r: Schema) => objectShape(r).props.size;
-  return rows.reduce((best, r) => (size(r) > size(best) ? r : best));
-}
+import { isObj, objectShape, toType, type Schema } from './schema.js';
 
 /** Component schema object -> its name (dereferencing keeps one object per component). */
 export function componentNames(doc: Schema): Map<Schema, string> {

@@ -89,6 +89,8 @@ export interface ImportCapability {
   pagination?: ImportPagination;
   sort?: ImportSort;
   response: { path: string; total?: { header: string } | { path: string } };
+  /** The key the request body wraps the body parameters under (`{"data": {...}}`), when it does. */
+  body_wrapper?: string;
   /** `METHOD /path (operationId)` of the source operation, for the report. */
   origin: string;
 }

@@ -1,7 +1,8 @@
 /**
  * The parameters of one capability: path, query and header parameters with their wire names,
  * types, enums, defaults, required flags and constraints (query arrays of scalars as `many`), and
- * the JSON request body flattened one level (deeper objects are JSON values). A parameter that
+ * the JSON request body flattened one level, inside its wrapper when it has one (`{"data": {...}}`;
+ * deeper objects are JSON values). A parameter that
  * cannot be mapped, or an optional one the document marks `deprecated`, is dropped; when a
  * required one cannot be mapped, the whole operation is skipped (the returned `problem`).
  */
@@ -9,6 +10,7 @@ import { valueFits } from '../check-type.js';
 import type { TypeSpec } from '../cgs.js';
 import { paramValueFits } from '../param-constraints.js';
 import { constraintsOf, defaultBreaks, keepTeachable, listKeywordsLeft } from './constraints.js';
+import { bodyWrapper } from './envelopes.js';
 import type { ImportParam, ParamIn } from './model.js';
 import { NameSet, camelName, isReserved, oneLine, safeName, singular } from './names.js';
 import type { OpParam, Operation } from './operations.js';
@@ -18,6 +20,8 @@ export interface ParamResult {
   params: ImportParam[];
   dropped: string[];
   problem?: string;
+  /** The key the request body wraps the body parameters under (envelopes.ts bodyWrapper). */
+  bodyWrapper?: string;
 }
 
 /**
@@ -71,7 +75,9 @@ export function buildParams(
     else dropped.push(`${p.name} (${p.in} parameter)`);
   }
   const body = bodyParams(op, names, add, dropped, keepReadOnly);
-  return body ? { params, dropped, problem: body } : { params, dropped };
+  if (body) return { params, dropped, problem: body };
+  const wrapper = op.body ? bodyWrapper(op.body.schema) : undefined;
+  return wrapper ? { params, dropped, bodyWrapper: wrapper } : { params, dropped };
 }
 
 type Add = (
@@ -147,7 +153,10 @@ function bodyParams(op: Operation, names: NameSet, add: Add, dropped: string[], 
     dropped.push(`request body (${op.bodyNotJson.types.join(', ')})`);
   }
   if (!op.body) return undefined;
-  const { props, required } = objectShape(op.body.schema);
+  // A wrapped body (`{"data": {...}}`) is taught by the wrapped object's properties.
+  const wrapper = bodyWrapper(op.body.schema);
+  const outer = objectShape(op.body.schema).props;
+  const { props, required } = objectShape(wrapper ? outer.get(wrapper)! : op.body.schema);
   if (props.size === 0) {
     if (op.body.required) return 'the JSON request body is not an object with properties';
     dropped.push('request body (not an object with properties)');

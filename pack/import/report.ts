@@ -46,6 +46,7 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
     out.push(
       `| ${k.name} | ${k.kind}${k.pagination ? ` (${k.pagination.style} paging)` : ''} | ${k.entity} | \`${cell(k.origin)}\` |`,
     );
+  out.push('', ...envelopeSection(c));
   out.push('', ...parameterSection(c));
   out.push('', '## Skipped', '');
   if (log.skipped.length === 0) out.push('Nothing.');
@@ -62,6 +63,33 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
   for (const r of log.review) out.push(`- ${cell(r.what)}: ${cell(r.note)}`);
   out.push('');
   return out.join('\n');
+}
+
+/**
+ * `## Envelopes`: each capability whose answer wraps its rows or row (the mapping's
+ * `response.path`, with a total found in the wrapper) or whose request body wraps its parameters.
+ */
+function envelopeSection(c: ImportCatalog): string[] {
+  const out = ['## Envelopes', ''];
+  const rows = c.capabilities.flatMap((k) => {
+    const total = k.response.total && 'path' in k.response.total ? k.response.total.path : undefined;
+    if (!k.response.path && !total && !k.body_wrapper) return [];
+    const what = k.returns === 'rows' ? 'rows' : 'row';
+    const answer = k.response.path ? `${what} under \`${k.response.path}\`` : `${what}: the answer itself`;
+    return [
+      `| ${k.name} | ${answer} | ${total ? `\`${total}\`` : '-'} | ${k.body_wrapper ? `parameters sent under \`${k.body_wrapper}\`` : '-'} |`,
+    ];
+  });
+  if (rows.length === 0)
+    return [...out, 'None: every answer is its rows or its row, every request body its parameters.'];
+  out.push(
+    "Answers read inside a wrapper (the mapping's `response.path`) and request bodies sent wrapped (its `body` template); the parameters are the wrapped object's properties:",
+    '',
+    '| capability | answer | total | request body |',
+    '|---|---|---|---|',
+    ...rows,
+  );
+  return out;
 }
 
 /**
