@@ -2,9 +2,9 @@
  * The parameters of one capability: path, query and header parameters with their wire names,
  * types, enums, defaults, required flags and constraints (query arrays of scalars as `many`), and
  * the JSON request body flattened one level, inside its wrapper when it has one (`{"data": {...}}`;
- * deeper objects are JSON values). A parameter that
- * cannot be mapped, or an optional one the document marks `deprecated`, is dropped; when a
- * required one cannot be mapped, the whole operation is skipped (the returned `problem`).
+ * deeper objects are JSON values). A parameter that cannot be mapped, or an optional one the
+ * document marks `deprecated`, is dropped; when a required one cannot be mapped, the whole
+ * operation is skipped (the returned `problem`).
  */
 import { valueFits } from '../check-type.js';
 import type { TypeSpec } from '../cgs.js';

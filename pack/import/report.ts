@@ -75,7 +75,12 @@ function envelopeSection(c: ImportCatalog): string[] {
     const total = k.response.total && 'path' in k.response.total ? k.response.total.path : undefined;
     if (!k.response.path && !total && !k.body_wrapper) return [];
     const what = k.returns === 'rows' ? 'rows' : 'row';
-    const answer = k.response.path ? `${what} under \`${k.response.path}\`` : `${what}: the answer itself`;
+    const answer =
+      k.returns === 'none'
+        ? 'nothing read'
+        : k.response.path
+          ? `${what} under \`${k.response.path}\``
+          : `${what}: the answer itself`;
     return [
       `| ${k.name} | ${answer} | ${total ? `\`${total}\`` : '-'} | ${k.body_wrapper ? `parameters sent under \`${k.body_wrapper}\`` : '-'} |`,
     ];
