@@ -4,6 +4,7 @@
  */
 import {
   AUTH_SCHEMES,
+  BODY_ENCODINGS,
   CAPABILITY_KINDS,
   HTTP_METHODS,
   SCALAR_TYPES,
@@ -137,6 +138,7 @@ export const cgsSchema = {
               query: templateMap,
               headers: templateMap,
               body: {},
+              body_encoding: { enum: BODY_ENCODINGS.filter((e) => e !== 'json') },
               array_style: { enum: ['repeat', 'comma'] },
               pagination: {
                 type: 'object',

@@ -106,6 +106,16 @@ export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH
 export type Template = string;
 export type JsonTemplate = JsonValue;
 
+/**
+ * How a request body goes on the wire: `json` (the default), `form`
+ * (`application/x-www-form-urlencoded`) or `multipart` (`multipart/form-data`, text fields). Form
+ * and multipart write nested objects as `a[b]=1`, lists of scalars as `a[]=1&a[]=2` and lists of
+ * objects as `a[0][b]=1`; see docs/authoring.md. A CGS carries it only when it is not `json`, so
+ * catalogs written before it keep their hash.
+ */
+export type BodyEncoding = 'json' | 'form' | 'multipart';
+export const BODY_ENCODINGS: readonly BodyEncoding[] = ['json', 'form', 'multipart'];
+
 interface PaginationCommon {
   /** Rows per vendor page when the program does not say. */
   page_size: number;
@@ -156,6 +166,8 @@ export interface HttpMapping {
   query: Record<string, Template>;
   headers: Record<string, Template>;
   body?: JsonTemplate;
+  /** How the body is encoded; absent = `json` (never written as `json`). */
+  body_encoding?: Exclude<BodyEncoding, 'json'>;
   /** How an array value is written into the query: `repeat` (a=1&a=2) or `comma` (a=1,2). */
   array_style: 'repeat' | 'comma';
   pagination?: Pagination;

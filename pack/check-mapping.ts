@@ -1,7 +1,7 @@
 /**
  * Checks of a capability's HTTP mapping: path, query, header and body templates refer to
- * declared parameters, every parameter is sent somewhere, and pagination is complete and
- * consistent with the rows returned and the mapped query keys.
+ * declared parameters, every parameter is sent somewhere, a form or multipart body is a map of
+ * fields, and pagination is complete and consistent with the rows returned and the mapped query keys.
  */
 import { suggestHint } from '../common/suggest.js';
 import type { Capability } from './cgs.js';
@@ -76,6 +76,14 @@ export function checkMapping(c: Capability, at: string, droppedParam: (n: string
         suggestHint(v, names),
       );
   }
+  const enc = h.body_encoding;
+  if (enc && h.body !== undefined && (h.body === null || typeof h.body !== 'object' || Array.isArray(h.body)))
+    fail(
+      `${hat}/body`,
+      'bad_mapping',
+      `body of \`${c.name}\` is sent as ${enc} fields, but its template is not an object`,
+      'a form or multipart body is named fields: write `body:` as a map of field name to template',
+    );
   for (const p of c.params) {
     if (!used.has(p.name))
       fail(

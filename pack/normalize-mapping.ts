@@ -55,7 +55,17 @@ export function normalizeMapping(
   at: string,
 ): HttpMapping {
   cx.mark(at, f, src);
-  for (const k of ['method', 'path', 'query', 'headers', 'body', 'pagination', 'response', 'array_style'])
+  for (const k of [
+    'method',
+    'path',
+    'query',
+    'headers',
+    'body',
+    'body_encoding',
+    'pagination',
+    'response',
+    'array_style',
+  ])
     cx.mark(`${at}/${k}`, f, [...src, k]);
   let m: Obj;
   if (typeof raw === 'string') {
@@ -74,6 +84,8 @@ export function normalizeMapping(
     response: { path: '' },
   };
   if (m.body !== undefined) http.body = m.body as JsonValue;
+  // `json` is the default and is not written, so a catalog that says it keeps the hash it had.
+  if (m.body_encoding === 'form' || m.body_encoding === 'multipart') http.body_encoding = m.body_encoding;
   const used = new Set<string>([
     ...parseTemplate(http.path).params,
     ...Object.values(http.query).flatMap((t) => parseTemplate(t).params),
@@ -81,7 +93,7 @@ export function normalizeMapping(
     ...(http.body !== undefined ? jsonTemplateParams(http.body) : []),
   ]);
   const rest = cap.params.filter((p) => !used.has(p.name));
-  // Terse mappings: parameters not placed anywhere go to the query (GET, DELETE) or the JSON body.
+  // Terse mappings: parameters not placed anywhere go to the query (GET, DELETE) or the body.
   if (method === 'GET' || method === 'DELETE') {
     if (m.query === undefined) for (const p of rest) http.query[p.name] = `{${p.name}}`;
   } else if (m.body === undefined && rest.length > 0) {

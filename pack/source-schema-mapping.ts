@@ -3,7 +3,7 @@
  * query, headers, body, pagination, sort, response).
  */
 import { Type } from '@sinclair/typebox';
-import { HTTP_METHODS, PAGINATION_STYLES, SORT_ORDERS } from './cgs.js';
+import { BODY_ENCODINGS, HTTP_METHODS, PAGINATION_STYLES, SORT_ORDERS } from './cgs.js';
 import { Name, NameList, OneOf } from './source-schema-parts.js';
 
 const Template = Type.String({
@@ -86,6 +86,12 @@ export const Mapping = Type.Union(
           Type.Unknown({
             description: 'JSON body template; absent = every parameter not used elsewhere (for POST, PUT, PATCH).',
           }),
+        ),
+        body_encoding: Type.Optional(
+          OneOf(
+            BODY_ENCODINGS,
+            'How the body is sent: json (default), form (application/x-www-form-urlencoded) or multipart (multipart/form-data, text fields); form and multipart write nested keys as a[b]=1, lists as a[]=1.',
+          ),
         ),
         array_style: Type.Optional(OneOf(['repeat', 'comma'])),
         pagination: Type.Optional(Pagination),

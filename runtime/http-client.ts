@@ -3,7 +3,7 @@
  * bodies, and abort/timeout through AbortSignal. Everything above it is pure request building
  * and decoding, so tests and benchmarks can swap this for another `HttpClient`.
  */
-import { Pool, util, type Dispatcher } from 'undici';
+import { Pool, util, type Dispatcher, type FormData } from 'undici';
 import { isPlainTarget } from '../common/request-target.js';
 import type { CancelSignal } from './signal.js';
 import type { ClientTls } from './credentials/types.js';
@@ -13,7 +13,8 @@ export interface HttpRequest {
   /** Absolute URL. */
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  /** A FormData (multipart text fields) is written with its boundary and its own content type. */
+  body?: string | FormData;
 }
 
 export interface HttpResponse {

@@ -1,10 +1,13 @@
 /**
  * Building vendor requests from CGS mappings (pure). Path parameters are URL-encoded, absent
  * optional parameters are omitted, arrays follow the mapping's `array_style`, bodies are JSON,
- * and a list that sorts gets the query keys of the order asked for.
+ * form fields or multipart text fields (the mapping's `body_encoding`), and a list that sorts
+ * gets the query keys of the order asked for.
  */
-import type { Capability, JsonValue, SortOrder } from '../pack/cgs.js';
+import { FormData } from 'undici';
+import type { BodyEncoding, Capability, JsonValue, SortOrder } from '../pack/cgs.js';
 import { parseTemplate } from '../pack/template.js';
+import { formFields } from './form-fields.js';
 import type { HttpRequest } from './http-client.js';
 
 /** Resolved argument values by parameter name; absent = not given. */
@@ -109,10 +112,25 @@ export function buildRequest(
   const req: HttpRequest = { method: cap.http.method, url: `${baseUrl}${path}${query ? `?${query}` : ''}`, headers };
   if (cap.http.body !== undefined && cap.http.method !== 'GET') {
     const body = renderBody(cap.http.body, values);
-    if (body !== undefined) {
-      req.body = JSON.stringify(body);
-      headers['content-type'] = 'application/json';
-    }
+    if (body !== undefined) encodeBody(req, body, cap.http.body_encoding ?? 'json');
   }
   return req;
+}
+
+/**
+ * Set the body of `req` in its encoding. A multipart body is a FormData of text fields: the HTTP
+ * client writes it with its boundary and sets the `multipart/form-data` content type itself.
+ */
+function encodeBody(req: HttpRequest, body: JsonValue, encoding: BodyEncoding): void {
+  if (encoding === 'json') {
+    req.body = JSON.stringify(body);
+    req.headers['content-type'] = 'application/json';
+  } else if (encoding === 'form') {
+    req.body = new URLSearchParams(formFields(body)).toString();
+    req.headers['content-type'] = 'application/x-www-form-urlencoded';
+  } else {
+    const form = new FormData();
+    for (const [k, v] of formFields(body)) form.append(k, v);
+    req.body = form;
+  }
 }

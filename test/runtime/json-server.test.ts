@@ -413,11 +413,11 @@ t.test('writes', async (t) => {
     t.match(made, { city: 'Berlin', country: 'DE', founded: 2020 });
     t.equal(http.sent[0]?.method, 'POST');
     t.match(
-      JSON.parse(http.sent[0]!.body!),
+      JSON.parse(http.sent[0]!.body as string),
       { name: 'Pen & Quill Brewing', city: 'Berlin', country: 'DE', founded: 2020 },
       'the given arguments are in the body',
     );
-    t.notOk('website' in JSON.parse(http.sent[0]!.body!), 'an absent optional parameter without a default is not sent');
+    t.notOk('website' in JSON.parse(http.sent[0]!.body as string), 'an absent optional parameter without a default is not sent');
     t.equal(r.returns[0]?.rows[0]?.id, made?.id, 'the created row comes back with its vendor id');
   });
 
@@ -446,7 +446,7 @@ t.test('writes', async (t) => {
     const a = await run('e2(7).m4', reg, { http, accepted: true });
     t.equal(a.status, 'succeeded');
     t.equal(db(v, 'beers').find((b) => b.id === 7)?.available, false, 'retireBeer set available=false');
-    t.same(JSON.parse(http.sent.at(-1)!.body!), { available: false });
+    t.same(JSON.parse(http.sent.at(-1)!.body as string), { available: false });
 
     const d = await run('e2(7).m5()', reg, { http, accepted: true });
     t.equal(d.status, 'succeeded');

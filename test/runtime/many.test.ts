@@ -122,7 +122,7 @@ t.test('a list in a JSON body is an array; with array_style comma, one joined qu
   const { registry } = musicCatalog('http://vendor.invalid');
   const create = registry.capability('music', 'createPlaylist')!;
   const req = buildRequest('http://vendor.invalid', create, { name: 'Mix', genres: ['rock', 'jazz'] });
-  t.same(JSON.parse(req.body!), { name: 'Mix', genres: ['rock', 'jazz'] });
+  t.same(JSON.parse(req.body as string), { name: 'Mix', genres: ['rock', 'jazz'] });
   const list = registry.capability('music', 'listSongs')!;
   const comma = { ...list, http: { ...list.http, array_style: 'comma' as const } };
   t.equal(
