@@ -233,6 +233,11 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     });
   if (built.dropped.length)
     log.review.push({ what: op.label, note: `parameters left out: ${built.dropped.join(', ')}` });
+  for (const f of built.files)
+    log.skipped.push({
+      what: `${op.label} body part ${f}`,
+      why: `a file part of the ${op.body!.encoding} body: svc sends text fields only`,
+    });
   const params = built.params;
   const idParam = ownName;
   if (s.kind === 'update' && idParam === undefined) {
@@ -251,6 +256,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
   return {
     name: '',
     ...(comma ? { array_style: 'comma' as const } : {}),
+    ...(op.body && op.body.encoding !== 'json' ? { body_encoding: op.body.encoding } : {}),
     kind: s.kind,
     entity: s.entity.name,
     description,

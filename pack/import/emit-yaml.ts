@@ -88,6 +88,7 @@ function mappingValue(c: ImportCapability): unknown {
   if (inHeader.length) out.headers = templates(inHeader);
   if (c.body_wrapper) out.body = { [c.body_wrapper]: templates(inBody) };
   else if (inBody.length && (readish || renamed(inBody))) out.body = templates(inBody);
+  if (c.body_encoding) out.body_encoding = c.body_encoding;
   if (c.array_style) out.array_style = c.array_style;
   if (c.pagination) out.pagination = { ...c.pagination };
   if (c.sort) out.sort = { ...c.sort };

@@ -77,6 +77,8 @@ export interface ImportCapability {
   name: string;
   /** Set when the document sends this capability's query lists comma-joined (`explode: false`). */
   array_style?: 'comma';
+  /** Set when the document's request body is a form or multipart (absent: JSON, or no body). */
+  body_encoding?: 'form' | 'multipart';
   kind: CapabilityKind;
   entity: string;
   description: string;

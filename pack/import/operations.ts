@@ -1,8 +1,9 @@
 /**
  * The operations of a dereferenced OpenAPI 3.x document, in document order: method, path,
- * parameters (path-level merged with operation-level), the JSON request body and the schema and
- * headers of the success response. `--include`/`--exclude` globs filter them here.
+ * parameters (path-level merged with operation-level), the request body (JSON, else a form, else
+ * multipart) and the schema and headers of the success response. `--include`/`--exclude` globs filter them here.
  */
+import type { BodyEncoding } from '../cgs.js';
 import { isObj, type Schema } from './schema.js';
 
 export const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -29,9 +30,12 @@ export interface Operation {
   summary: string;
   description: string;
   params: OpParam[];
-  /** JSON request body schema, when the body is JSON. */
-  body?: { schema: Schema; required: boolean };
-  /** The request body is not JSON (form data, files). */
+  /**
+   * The request body's schema and how it is encoded: JSON when the document offers it, else
+   * `application/x-www-form-urlencoded` (`form`), else `multipart/form-data` (`multipart`).
+   */
+  body?: { schema: Schema; required: boolean; encoding: BodyEncoding };
+  /** The request body is none of those (a file, XML, plain text): its media types. */
   bodyNotJson?: { required: boolean; types: string[] };
   /** Success response: its JSON schema (if any) and the names of its declared headers. */
   response: { status: string; schema?: Schema; headers: string[] };
@@ -42,12 +46,29 @@ export interface Operation {
 }
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\b|^\*\/\*$/i;
+/** The media types of request bodies svc sends, in the order it prefers them. */
+const BODY_TYPES: Array<[BodyEncoding, RegExp]> = [
+  ['json', JSON_TYPE],
+  ['form', /^application\/x-www-form-urlencoded\b/i],
+  ['multipart', /^multipart\/form-data\b/i],
+];
 
-function jsonSchema(content: unknown): Schema | undefined {
+function mediaSchema(content: unknown, type: RegExp): Schema | undefined {
   if (!isObj(content)) return undefined;
-  const key = Object.keys(content).find((k) => JSON_TYPE.test(k));
+  const key = Object.keys(content).find((k) => type.test(k));
   const media = key ? (content[key] as Schema) : undefined;
   return isObj(media) && isObj(media.schema) ? media.schema : undefined;
+}
+
+const jsonSchema = (content: unknown) => mediaSchema(content, JSON_TYPE);
+
+/** The request body svc can send: JSON if offered, else a form, else multipart; undefined when none. */
+function requestBody(rb: Schema): Operation['body'] {
+  for (const [encoding, type] of BODY_TYPES) {
+    const schema = mediaSchema(rb.content, type);
+    if (schema) return { schema, required: rb.required === true, encoding };
+  }
+  return undefined;
 }
 
 function params(list: unknown): OpParam[] {
@@ -90,7 +111,7 @@ export function collectOperations(doc: Schema): { ops: Operation[]; other: strin
       const own = params(op.parameters);
       const merged = [...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)), ...own];
       const rb = isObj(op.requestBody) ? op.requestBody : undefined;
-      const bodySchema = rb ? jsonSchema(rb.content) : undefined;
+      const body = rb ? requestBody(rb) : undefined;
       const id = typeof op.operationId === 'string' ? op.operationId : undefined;
       ops.push({
         method,
@@ -100,8 +121,8 @@ export function collectOperations(doc: Schema): { ops: Operation[]; other: strin
         summary: typeof op.summary === 'string' ? op.summary : '',
         description: typeof op.description === 'string' ? op.description : '',
         params: merged,
-        ...(bodySchema ? { body: { schema: bodySchema, required: rb?.required === true } } : {}),
-        ...(rb && !bodySchema
+        ...(body ? { body } : {}),
+        ...(rb && !body
           ? { bodyNotJson: { required: rb.required === true, types: Object.keys(isObj(rb.content) ? rb.content : {}) } }
           : {}),
         response: successResponse(op.responses),

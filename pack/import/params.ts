@@ -1,10 +1,11 @@
 /**
  * The parameters of one capability: path, query and header parameters with their wire names,
  * types, enums, defaults, required flags and constraints (query arrays of scalars as `many`), and
- * the JSON request body flattened one level, inside its wrapper when it has one (`{"data": {...}}`;
- * deeper objects are JSON values). A parameter that cannot be mapped, or an optional one the
- * document marks `deprecated`, is dropped; when a required one cannot be mapped, the whole
- * operation is skipped (the returned `problem`).
+ * the request body (JSON, form or multipart) flattened one level, inside its wrapper when it has
+ * one (`{"data": {...}}`; deeper objects are JSON values, sent as nested fields in a form). A
+ * parameter that cannot be mapped, or an optional one the document marks `deprecated`, is dropped;
+ * a file part of a form or multipart body is left out (svc sends text fields). When a required one
+ * cannot be mapped or sent, the whole operation is skipped (the returned `problem`).
  */
 import { valueFits } from '../check-type.js';
 import type { TypeSpec } from '../cgs.js';
@@ -19,6 +20,8 @@ import { isObj, objectShape, toType, type Schema } from './schema.js';
 export interface ParamResult {
   params: ImportParam[];
   dropped: string[];
+  /** Wire names of the optional file parts of a form or multipart body, which are not sent. */
+  files: string[];
   problem?: string;
   /** The key the request body wraps the body parameters under (envelopes.ts bodyWrapper). */
   bodyWrapper?: string;
@@ -39,6 +42,7 @@ export function buildParams(
   const names = new NameSet();
   const params: ImportParam[] = [];
   const dropped: string[] = [];
+  const files: string[] = [];
   const add: Add = (wire, where, schema, required, desc, name, how) => {
     const built = paramOf(wire, where, schema, required, desc, how);
     if (typeof built === 'string') {
@@ -61,7 +65,7 @@ export function buildParams(
             ? camelName(singular(before)) + 'Id'
             : paramName(p.name);
       const problem = add(p.name, 'path', p.schema, true, p.description, name, p);
-      if (problem) return { params, dropped, problem };
+      if (problem) return { params, dropped, files, problem };
     } else if (p.in === 'query' || p.in === 'header') {
       if (p.in === 'query' && owned.has(p.name)) continue;
       if (p.deprecated && !p.required) {
@@ -70,14 +74,14 @@ export function buildParams(
       }
       if (p.in === 'header' && /^(accept|content-type|authorization)$/i.test(p.name)) continue;
       const problem = add(p.name, p.in, p.schema, p.required, p.description, paramName(p.name), p);
-      if (problem) return { params, dropped, problem };
-    } else if (p.required) return { params, dropped, problem: `required ${p.in} parameter \`${p.name}\`` };
+      if (problem) return { params, dropped, files, problem };
+    } else if (p.required) return { params, dropped, files, problem: `required ${p.in} parameter \`${p.name}\`` };
     else dropped.push(`${p.name} (${p.in} parameter)`);
   }
-  const body = bodyParams(op, names, add, dropped, keepReadOnly);
-  if (body) return { params, dropped, problem: body };
+  const body = bodyParams(op, names, add, { dropped, files }, keepReadOnly);
+  if (body) return { params, dropped, files, problem: body };
   const wrapper = op.body ? bodyWrapper(op.body.schema) : undefined;
-  return wrapper ? { params, dropped, bodyWrapper: wrapper } : { params, dropped };
+  return wrapper ? { params, dropped, files, bodyWrapper: wrapper } : { params, dropped, files };
 }
 
 type Add = (
@@ -147,24 +151,47 @@ function paramOf(
  */
 const obvious = (d: unknown) => d === false || d === '' || (Array.isArray(d) && d.length === 0);
 
-function bodyParams(op: Operation, names: NameSet, add: Add, dropped: string[], keep?: string): string | undefined {
+/**
+ * A file part of a form or multipart body: `format: binary` (OpenAPI 3.0), a `contentMediaType`
+ * (3.1), or a list of those.
+ */
+export function isFilePart(s: Schema): boolean {
+  if (s.type === 'array' && isObj(s.items)) return isFilePart(s.items);
+  return s.format === 'binary' || typeof s.contentMediaType === 'string';
+}
+
+function bodyParams(
+  op: Operation,
+  names: NameSet,
+  add: Add,
+  out: { dropped: string[]; files: string[] },
+  keep?: string,
+): string | undefined {
+  const { dropped } = out;
   if (op.bodyNotJson) {
-    if (op.bodyNotJson.required) return `the request body is not JSON (${op.bodyNotJson.types.join(', ')})`;
-    dropped.push(`request body (${op.bodyNotJson.types.join(', ')})`);
+    const types = op.bodyNotJson.types.join(', ');
+    if (op.bodyNotJson.required) return `the request body is not JSON, a form or multipart (${types})`;
+    dropped.push(`request body (${types})`);
   }
   if (!op.body) return undefined;
+  const kind = op.body.encoding === 'json' ? 'JSON' : op.body.encoding;
   // A wrapped body (`{"data": {...}}`) is taught by the wrapped object's properties.
   const wrapper = bodyWrapper(op.body.schema);
   const outer = objectShape(op.body.schema).props;
   const { props, required } = objectShape(wrapper ? outer.get(wrapper)! : op.body.schema);
   if (props.size === 0) {
-    if (op.body.required) return 'the JSON request body is not an object with properties';
+    if (op.body.required) return `the ${kind} request body is not an object with properties`;
     dropped.push('request body (not an object with properties)');
     return undefined;
   }
   for (const [wire, s] of props) {
     if (s.readOnly === true && wire !== keep) continue;
     const req = op.body.required && required.has(wire);
+    if (op.body.encoding !== 'json' && isFilePart(s)) {
+      if (req) return `required file part \`${wire}\` of the ${kind} body (svc sends text fields only)`;
+      out.files.push(wire);
+      continue;
+    }
     if (s.deprecated === true && !req) {
       dropped.push(`${wire} (deprecated)`);
       continue;

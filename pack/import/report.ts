@@ -98,8 +98,33 @@ function envelopeSection(c: ImportCatalog): string[] {
 }
 
 /**
+ * How request bodies are sent: how many as JSON, and which capabilities send a form or multipart
+ * body (their objects and lists as bracketed fields, which a person should check against the vendor).
+ */
+function bodyLine(c: ImportCatalog): string[] {
+  const by = { json: [] as string[], form: [] as string[], multipart: [] as string[] };
+  for (const k of c.capabilities) {
+    if (k.body_encoding) by[k.body_encoding].push(`\`${k.name}\``);
+    else if (k.params.some((p) => p.in === 'body')) by.json.push(k.name);
+  }
+  const encoded = [
+    ...(by.form.length
+      ? [`form (\`body_encoding: form\`, application/x-www-form-urlencoded): ${by.form.join(', ')}`]
+      : []),
+    ...(by.multipart.length
+      ? [`multipart (\`body_encoding: multipart\`, multipart/form-data text fields): ${by.multipart.join(', ')}`]
+      : []),
+  ];
+  const line = `Request bodies: ${by.json.length} JSON${encoded.length ? `; ${encoded.join('; ')}` : ''}.`;
+  if (!encoded.length) return [line];
+  return [
+    `${line} Their object and list parameters are sent as bracketed fields (\`a[b]=1\`, \`a[]=1\`, \`a[0][b]=1\`): check the vendor reads them so. File parts are listed under Skipped.`,
+  ];
+}
+
+/**
  * `## Parameters`: the constraints and lists carried over (counts), the lists sent comma-joined,
- * and each keyword of the document the catalog cannot say (the vendor still checks it).
+ * how request bodies are encoded, and each keyword of the document the catalog cannot say (the vendor still checks it).
  */
 function parameterSection(c: ImportCatalog): string[] {
   const out = ['## Parameters', ''];
@@ -121,6 +146,7 @@ function parameterSection(c: ImportCatalog): string[] {
       `${comma.length ? `: ${comma.join(', ')}` : ''}.`,
     '',
   );
+  out.push(...bodyLine(c), '');
   if (left.length === 0) return [...out, 'Every constraint of the document was carried over.'];
   out.push(
     'Not carried over (the catalog cannot say it; the vendor still checks it):',
