@@ -1,7 +1,7 @@
 /**
  * HTTP mappings of a source (`mappings:`): the `GET /path` shorthand, parameters not placed
- * anywhere sent in the query (GET, DELETE) or the JSON body, path parameters made required, and
- * pagination with its style's keys and defaults.
+ * anywhere sent in the query (GET, DELETE) or the body, the body's encoding (kept only when it is
+ * not JSON), path parameters made required, and pagination with its style's keys and defaults.
  */
 import type { Capability, HttpMapping, HttpMethod, JsonValue, Pagination } from './cgs.js';
 import { isObj, type NormalizeContext, type Obj, text } from './normalize-context.js';

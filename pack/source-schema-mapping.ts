@@ -84,7 +84,8 @@ export const Mapping = Type.Union(
         headers: Type.Optional(TemplateMap),
         body: Type.Optional(
           Type.Unknown({
-            description: 'JSON body template; absent = every parameter not used elsewhere (for POST, PUT, PATCH).',
+            description:
+              'Body template (JSON, or fields with body_encoding); absent = every parameter not used elsewhere (for POST, PUT, PATCH).',
           }),
         ),
         body_encoding: Type.Optional(

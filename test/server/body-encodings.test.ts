@@ -142,3 +142,19 @@ t.test('a form body whose template is not a map of fields does not pack', async 
   t.ok(bad, JSON.stringify(compiled.diagnostics));
   t.match(bad!.message, /body of `createBeer` is sent as form fields, but its template is not an object/);
 });
+
+t.test('body_encoding: json is the default and leaves the packed catalog as it was', async (t) => {
+  const plain = compileSource(await readSourceDir(join(ROOT, 'fixtures', 'catalogs', 'brewery')));
+  const src = await tmp(t, 'svc-encoding-json-');
+  await cp(join(ROOT, 'fixtures', 'catalogs', 'brewery'), src, { recursive: true });
+  await edit(
+    join(src, 'mappings.yaml'),
+    '  createBeer: POST /beers\n',
+    '  createBeer: {method: POST, path: /beers, body_encoding: json}\n',
+  );
+  const json = compileSource(await readSourceDir(src));
+  t.same(json.diagnostics, []);
+  t.ok(plain.cgs_hash);
+  t.equal(json.cgs_hash, plain.cgs_hash, 'the same CGS hash');
+  t.notOk('body_encoding' in json.cgs!.capabilities.find((c) => c.name === 'createBeer')!.http);
+});
