@@ -34,7 +34,7 @@ export interface Operation {
    * The request body's schema and how it is encoded: JSON when the document offers it, else
    * `application/x-www-form-urlencoded` (`form`), else `multipart/form-data` (`multipart`).
    */
-  body?: { schema: Schema; required: boolean; encoding: BodyEncoding };
+  body?: { schema: Schema; required: boolean; encoding: BodyEncoding; parts?: Record<string, Schema> };
   /** The request body is none of those (a file, XML, plain text): its media types. */
   bodyNotJson?: { required: boolean; types: string[] };
   /** Success response: its JSON schema (if any) and the names of its declared headers. */
@@ -53,20 +53,27 @@ const BODY_TYPES: Array<[BodyEncoding, RegExp]> = [
   ['multipart', /^multipart\/form-data\b/i],
 ];
 
-function mediaSchema(content: unknown, type: RegExp): Schema | undefined {
+/** The media type object of `content` whose type matches, when it has a schema. */
+function media(content: unknown, type: RegExp): Schema | undefined {
   if (!isObj(content)) return undefined;
   const key = Object.keys(content).find((k) => type.test(k));
-  const media = key ? (content[key] as Schema) : undefined;
-  return isObj(media) && isObj(media.schema) ? media.schema : undefined;
+  const m = key ? (content[key] as Schema) : undefined;
+  return isObj(m) && isObj(m.schema) ? m : undefined;
 }
 
-const jsonSchema = (content: unknown) => mediaSchema(content, JSON_TYPE);
+const jsonSchema = (content: unknown) => media(content, JSON_TYPE)?.schema as Schema | undefined;
 
-/** The request body svc can send: JSON if offered, else a form, else multipart; undefined when none. */
+/**
+ * The request body svc can send: JSON if offered, else a form, else multipart; undefined when
+ * none. A form or multipart body keeps the document's `encoding` map (per property: style,
+ * explode, contentType) as `parts`.
+ */
 function requestBody(rb: Schema): Operation['body'] {
   for (const [encoding, type] of BODY_TYPES) {
-    const schema = mediaSchema(rb.content, type);
-    if (schema) return { schema, required: rb.required === true, encoding };
+    const m = media(rb.content, type);
+    if (!m) continue;
+    const parts = encoding !== 'json' && isObj(m.encoding) ? (m.encoding as Record<string, Schema>) : undefined;
+    return { schema: m.schema as Schema, required: rb.required === true, encoding, ...(parts ? { parts } : {}) };
   }
   return undefined;
 }

@@ -78,7 +78,7 @@ export function buildParams(
     } else if (p.required) return { params, dropped, files, problem: `required ${p.in} parameter \`${p.name}\`` };
     else dropped.push(`${p.name} (${p.in} parameter)`);
   }
-  const body = bodyParams(op, names, add, { dropped, files }, keepReadOnly);
+  const body = bodyParams(op, names, add, { params, dropped, files }, keepReadOnly);
   if (body) return { params, dropped, files, problem: body };
   const wrapper = op.body ? bodyWrapper(op.body.schema) : undefined;
   return wrapper ? { params, dropped, files, bodyWrapper: wrapper } : { params, dropped, files };
@@ -153,18 +153,38 @@ const obvious = (d: unknown) => d === false || d === '' || (Array.isArray(d) && 
 
 /**
  * A file part of a form or multipart body: `format: binary` (OpenAPI 3.0), a `contentMediaType`
- * (3.1), or a list of those.
+ * (3.1), a list of those, or a scalar whose `encoding` gives a content type that is neither text
+ * nor JSON (`image/png`).
  */
-export function isFilePart(s: Schema): boolean {
-  if (s.type === 'array' && isObj(s.items)) return isFilePart(s.items);
+export function isFilePart(s: Schema, part?: Schema): boolean {
+  if (s.type === 'array' && isObj(s.items)) return isFilePart(s.items, part);
+  const ct = typeof part?.contentType === 'string' ? part.contentType : '';
+  const scalar = s.type !== 'object' && s.type !== 'array';
+  if (scalar && ct && !/^text\/|json/i.test(ct)) return true;
   return s.format === 'binary' || typeof s.contentMediaType === 'string';
+}
+
+/**
+ * Why an object or list property of a form body may not reach the vendor as the document says:
+ * svc writes bracketed fields (`a[b]=1`, `a[]=1`), and the document's `encoding` asks for
+ * another style or a JSON part. Undefined when it says nothing else.
+ */
+function partNote(s: Schema, part: Schema | undefined): string | undefined {
+  if (!part || (s.type !== 'object' && s.type !== 'array')) return undefined;
+  const ct = typeof part.contentType === 'string' ? part.contentType : '';
+  if (/json/i.test(ct)) return `encoding contentType ${ct} (a JSON part), but sent as bracketed fields`;
+  if (typeof part.style === 'string' && part.style !== 'deepObject') {
+    const explode = typeof part.explode === 'boolean' ? `, explode: ${part.explode}` : '';
+    return `encoding style ${part.style}${explode}, but sent as bracketed fields (a[b]=1, a[]=1)`;
+  }
+  return undefined;
 }
 
 function bodyParams(
   op: Operation,
   names: NameSet,
   add: Add,
-  out: { dropped: string[]; files: string[] },
+  out: { params: ImportParam[]; dropped: string[]; files: string[] },
   keep?: string,
 ): string | undefined {
   const { dropped } = out;
@@ -187,7 +207,8 @@ function bodyParams(
   for (const [wire, s] of props) {
     if (s.readOnly === true && wire !== keep) continue;
     const req = op.body.required && required.has(wire);
-    if (op.body.encoding !== 'json' && isFilePart(s)) {
+    const part = op.body.parts?.[wire];
+    if (op.body.encoding !== 'json' && isFilePart(s, isObj(part) ? part : undefined)) {
       if (req) return `required file part \`${wire}\` of the ${kind} body (svc sends text fields only)`;
       out.files.push(wire);
       continue;
@@ -198,8 +219,12 @@ function bodyParams(
     }
     const base = paramName(wire);
     const name = names.has(base) ? `${base}Body` : base;
+    const before = out.params.length;
     const problem = add(wire, 'body', s, req, s.description, name);
     if (problem) return problem;
+    const note = partNote(s, isObj(part) ? part : undefined);
+    const added = out.params.length > before ? out.params.at(-1) : undefined;
+    if (note && added) (added.left ??= []).push(note);
   }
   return undefined;
 }

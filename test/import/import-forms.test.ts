@@ -2,10 +2,11 @@
  * Form and multipart request bodies in `svc import openapi` (issue 42, convention 2): a write
  * whose body is `application/x-www-form-urlencoded` or `multipart/form-data` gets its properties
  * as parameters and `body_encoding` in its mapping; JSON wins when several media types are
- * offered; a file part (`format: binary`) is listed as skipped with why, and an operation that
- * needs one is skipped. fixtures/openapi/forms.yaml is a small document written for this test.
- * Then the imported catalog served by a real svc server: its form create reaches a vendor on
- * 127.0.0.1 as nested form fields.
+ * offered; a file part (`format: binary`, or an `encoding` contentType such as image/png) is
+ * listed as skipped with why, and an operation that needs one is skipped; a list whose `encoding`
+ * asks for another style than svc's brackets is named in the report. fixtures/openapi/forms.yaml
+ * is a small document written for this test. Then the imported catalog served by a real svc
+ * server: its form create reaches a vendor on 127.0.0.1 as nested form fields.
  */
 import t from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -38,7 +39,11 @@ t.test('form and multipart bodies become parameters with their encoding', async 
 
   const job = cap(cgs, 'createJob');
   t.equal(job.http.body_encoding, 'multipart', 'the multipart create sends multipart');
-  t.same(names(job), ['title', 'copies', 'color'], 'its text fields, not the file part');
+  t.same(
+    names(job),
+    ['title', 'copies', 'color'],
+    'its text fields, not the file parts (format: binary, an image contentType)',
+  );
   t.match(job.params[1], { name: 'copies', type: 'integer', required: true, minimum: 1 });
 
   const update = cap(cgs, 'updateCustomer');
@@ -63,12 +68,22 @@ t.test('form and multipart bodies become parameters with their encoding', async 
         why: 'a file part of the multipart body: svc sends text fields only',
       },
       {
+        what: 'POST /jobs (createJob) body part cover',
+        why: 'a file part of the multipart body: svc sends text fields only',
+      },
+      {
         what: 'POST /jobs/{id}/artwork (uploadArtwork)',
         why: 'required file part `artwork` of the multipart body (svc sends text fields only)',
       },
     ],
   );
   const report = result.files['import-report.md']!;
+  t.match(
+    report,
+    '| createCustomer | tags | encoding style form, explode: true, but sent as bracketed fields (a[b]=1, a[]=1) |',
+    "a list the document's encoding sends another way is named for review",
+  );
+  t.notMatch(report, '| createCustomer | address |', 'deepObject is the bracket convention: nothing to say');
   t.match(
     report,
     '| `POST /jobs (createJob) body part proof` | a file part of the multipart body: svc sends text fields only |',
