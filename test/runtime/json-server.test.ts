@@ -417,7 +417,10 @@ t.test('writes', async (t) => {
       { name: 'Pen & Quill Brewing', city: 'Berlin', country: 'DE', founded: 2020 },
       'the given arguments are in the body',
     );
-    t.notOk('website' in JSON.parse(http.sent[0]!.body as string), 'an absent optional parameter without a default is not sent');
+    t.notOk(
+      'website' in JSON.parse(http.sent[0]!.body as string),
+      'an absent optional parameter without a default is not sent',
+    );
     t.equal(r.returns[0]?.rows[0]?.id, made?.id, 'the created row comes back with its vendor id');
   });
 
