@@ -6,7 +6,7 @@
 import type { Capability, Entity, FieldDef, ParamDef } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 import { bindsRequired, defaultReads, type SymbolTable, type Wave } from './symbols.js';
-import { describeType, exampleId, exampleLiteral } from './values.js';
+import { describeType, exampleId, exampleIdValue, exampleLiteral } from './values.js';
 import { DEFAULT_MAX_FANOUT } from './resolve.js';
 import { capabilityConstraintText, paramConstraintText } from './constraint-text.js';
 import { sharedPathParams } from './resolve-calls.js';
@@ -114,14 +114,15 @@ function relationMember(wire: string, sym: string): string {
 /**
  * The example id of an entity's rows in forms: `"<id>"` or `1`, after its get's id parameter. A
  * get whose path takes more than the id (`/repos/{owner}/{repo}/issues/{index}`) adds those:
- * `1, owner=$, repo=$` (`fill` gives example values instead of `$`, for programs that compile).
+ * `1, owner=$, repo=$` (`fill` gives example values instead of `$` and an id that satisfies the
+ * id parameter's constraints, for programs that compile).
  */
 function rowId(registry: Registry, api: string, entity: string, fill?: (p: ParamDef) => string): string {
   const get = defaultReads(registry, api, entity).get;
   const p = get?.params.find((x) => x.name === get.id_param);
   if (!get || !p) return '"<id>"';
   const more = get.params.filter((x) => x.required && x.name !== get.id_param);
-  return [exampleId(p), ...more.map((x) => `${x.name}=${fill ? fill(x) : '$'}`)].join(', ');
+  return [fill ? exampleIdValue(p) : exampleId(p), ...more.map((x) => `${x.name}=${fill ? fill(x) : '$'}`)].join(', ');
 }
 
 function fieldText(f: FieldDef, entity: Entity): string {

@@ -93,6 +93,18 @@ export function exampleId(t: TypeSpec): string {
   return t.type === 'integer' || t.type === 'number' ? '1' : '"<id>"';
 }
 
+/**
+ * An id that compiles, for example programs (the teachability check): a value satisfying the id
+ * parameter's constraints (`format: uuid`: `"123e4567-..."`, `minimum: 100`: `100`), an enum's
+ * first value, else `exampleId`. The teaching table keeps the placeholder `"<id>"`; a program
+ * compiled from it would break a `uuid` id's format and the capability would not be teachable.
+ */
+export function exampleIdValue(p: ParamDef): string {
+  const fit = constraintExample(p);
+  if (fit !== undefined) return JSON.stringify(fit);
+  return p.type === 'enum' ? JSON.stringify(p.values[0]) : exampleId(p);
+}
+
 /** Check a literal (not a ref) against a type. `name` is the parameter, for messages. */
 export function checkLiteral(name: string, t: TypeSpec, v: Value, optional: boolean): Checked {
   const wrong = (why?: string): Checked => {

@@ -124,8 +124,32 @@ export const CONSTRAINT_TYPES: Record<ConstraintName, readonly TypeSpec['type'][
   format: ['string'],
 };
 
-/** A few common shapes tried, in order, as the example of a string with a `pattern`. */
-const PATTERN_TRIES = ['text', 'ABC', 'abc', 'AB', 'ab', 'A', 'a', 'Abc', 'ABC123', 'abc-123', 'a1', 'A1', '123', '1'];
+/**
+ * A few common shapes tried, in order, as the example of a string with a `pattern`: words, codes
+ * and digits, then the shapes of ids and dates a pattern often spells out instead of a `format`
+ * (`^[0-9a-f-]{36}$`, `^\d{4}-\d{2}-\d{2}$`).
+ */
+const PATTERN_TRIES = [
+  'text',
+  'ABC',
+  'abc',
+  'AB',
+  'ab',
+  'A',
+  'a',
+  'Abc',
+  'ABC123',
+  'abc-123',
+  'a1',
+  'A1',
+  '123',
+  '1',
+  '123e4567-e89b-12d3-a456-426614174000',
+  '2024-01-31',
+  '2024-01-31T12:00:00Z',
+  'name@example.com',
+  'https://example.com',
+];
 const FORMAT_EXAMPLES: Record<StringFormat, string> = {
   email: 'name@example.com',
   uri: 'https://example.com',

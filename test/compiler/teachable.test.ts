@@ -76,3 +76,34 @@ mappings: {listProducts: GET /p, getProduct: "GET /p/{id}", createProduct: POST 
   t.equal(c.cgs, undefined, 'no CGS for a catalog that cannot be taught');
   t.match(c.diagnostics, [{ code: 'not_teachable', span: { file: 'shop.yaml', line: 9, col: 3 } }]);
 });
+
+t.test("a row's example id satisfies the id parameter's constraints", async (t) => {
+  // Before: every example wrote the id "<id>", which breaks `format: uuid` and a pattern.
+  const c = compileSource([
+    {
+      file: 'desk.yaml',
+      text: `
+catalog: {entry_id: desk, version: 1, label: Desk, description: A desk, backend: {url: "http://127.0.0.1:1"}}
+entities:
+  Ticket:
+    fields: {id: string, subject: string}
+  Code:
+    fields: {id: string, label: string}
+capabilities:
+  listTickets: {kind: query, entity: Ticket}
+  getTicket: {kind: get, entity: Ticket, params: {id: {format: uuid}}}
+  closeTicket: {kind: action, entity: Ticket, id_param: id, params: {id: {format: uuid}}}
+  listCodes: {kind: query, entity: Code}
+  getCode: {kind: get, entity: Code, params: {id: {pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'}}}
+mappings:
+  listTickets: GET /tickets
+  getTicket: "GET /tickets/{id}"
+  closeTicket: "POST /tickets/{id}/close"
+  listCodes: GET /codes
+  getCode: "GET /codes/{id}"
+`,
+    },
+  ]);
+  t.ok(c.cgs, JSON.stringify(c.diagnostics));
+  t.same(teachabilityCheck(c.cgs!), []);
+});
