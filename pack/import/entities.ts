@@ -7,7 +7,7 @@
  */
 import type { ImportEntity, ImportLog, ImportType } from './model.js';
 import { NameSet, isName, oneLine, pascalName, singular } from './names.js';
-import { isObj, objectShape, toType, type Schema } from './schema.js';
+import { isObj, objectShape, scalarUnion, toType, type Schema } from './schema.js';
 
 /** Component schema object -> its name (dereferencing keeps one object per component). */
 export function componentNames(doc: Schema): Map<Schema, string> {
@@ -69,11 +69,14 @@ export class EntityTable {
     const fields = new Map<string, ImportType>();
     const left: string[] = [];
     const old: string[] = [];
+    const widened: string[] = [];
     for (const [wire, s] of objectShape(schema).props) {
       const t = s.writeOnly === true ? undefined : toType(s);
       if (s.deprecated === true) old.push(wire);
       else if (!isName(wire) || !t) left.push(wire);
       else fields.set(wire, t);
+      const union = t && fields.has(wire) ? scalarUnion(s) : undefined;
+      if (union) widened.push(`${wire} (${union.join(' | ')})`);
     }
     const name = this.names.take(base);
     const what = `entity ${name}`;
@@ -87,6 +90,11 @@ export class EntityTable {
     if (left.length)
       this.log.review.push({ what, note: `fields left out (name or type not mappable): ${left.join(', ')}` });
     if (old.length) this.log.review.push({ what, note: `deprecated fields left out: ${old.join(', ')}` });
+    if (widened.length)
+      this.log.review.push({
+        what,
+        note: `fields of several scalar types, typed as the widest: ${widened.join(', ')}`,
+      });
     const entity: ImportEntity = {
       name,
       description: oneLine(schema.description) || oneLine(schema.title),

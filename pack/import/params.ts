@@ -15,7 +15,7 @@ import { bodyWrapper } from './envelopes.js';
 import type { ImportParam, ParamIn } from './model.js';
 import { NameSet, camelName, isReserved, oneLine, safeName, singular } from './names.js';
 import type { OpParam, Operation } from './operations.js';
-import { isObj, objectShape, toType, type Schema } from './schema.js';
+import { isObj, objectShape, scalarUnion, toType, type Schema } from './schema.js';
 
 export interface ParamResult {
   params: ImportParam[];
@@ -122,6 +122,8 @@ function paramOf(
   if (!description) delete type.description;
   const c = constraintsOf(itemSchema, t);
   if (many) c.left.push(...listKeywordsLeft(schema));
+  const union = scalarUnion(many ? itemSchema : schema);
+  if (union) c.left.push(`one of ${union.join(' | ')}: taken as ${union[0]}, the widest`);
   if (required) keepTeachable(wire, t as TypeSpec, c);
   const p: Omit<ImportParam, 'name'> = { wire, in: where, type, required };
   if (many) {

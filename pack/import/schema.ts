@@ -1,6 +1,7 @@
 /**
  * Reading dereferenced JSON Schemas of an OpenAPI document: `allOf` merged, `oneOf`/`anyOf`
- * unioned, 3.1 type lists and `nullable` reduced, and a schema turned into an authoring type.
+ * unioned, 3.1 type lists and `nullable` reduced, a union of scalar types read as the widest, and
+ * a schema turned into an authoring type.
  */
 import type { ImportType } from './model.js';
 import { oneLine } from './names.js';
@@ -66,8 +67,35 @@ function scalarOf(s: Schema, depth = 0): Schema {
 
 const pick = (s: Schema) => (typeof s.description === 'string' ? { description: s.description } : {});
 
+/** Scalar types, widest first: every integer is a number, every value can be sent as text. */
+const WIDEST_FIRST = ['string', 'number', 'integer', 'boolean'] as const;
+type Scalar = (typeof WIDEST_FIRST)[number];
+
 /**
- * The authoring type of a schema, or undefined when it has none safely (mixed unions, binary).
+ * The scalar types of a schema that admits several (`oneOf`/`anyOf` of scalar schemas, a 3.1
+ * type list such as `[string, integer]`), widest first, without `null`; undefined unless there
+ * are two or more and nothing else (an object or array branch keeps the schema unmappable).
+ * A parameter `oneOf: [string, integer]` is then a string: the widest type holds every value of
+ * the others, and the vendor still checks which it takes.
+ */
+export function scalarUnion(s: Schema): Scalar[] | undefined {
+  if (!isObj(s) || isObj(s.properties)) return undefined;
+  let types: unknown[] | undefined;
+  if (Array.isArray(s.type)) types = s.type.filter((t) => t !== 'null');
+  else
+    for (const key of ['oneOf', 'anyOf']) {
+      if (!Array.isArray(s[key]) || types) continue;
+      const parts = (s[key] as unknown[]).filter((p) => !(isObj(p) && typeOf(p) === 'null'));
+      types = parts.map((p) => (isObj(p) && !isObj(p.properties) ? typeOf(p) : undefined));
+    }
+  if (!types || !types.every((t): t is Scalar => WIDEST_FIRST.includes(t as Scalar))) return undefined;
+  const kinds = WIDEST_FIRST.filter((t) => types.includes(t));
+  return kinds.length >= 2 ? kinds : undefined;
+}
+
+/**
+ * The authoring type of a schema, or undefined when it has none safely (unions with an object or
+ * array branch, binary). A union of scalar types is its widest (`scalarUnion`).
  * Objects become `{type: object}` (a JSON value): fields are flattened one level only.
  */
 export function toType(raw: Schema, depth = 0): ImportType | undefined {
@@ -83,6 +111,8 @@ export function toType(raw: Schema, depth = 0): ImportType | undefined {
       return { type: 'enum', values: values as number[], ...d };
     if (values.every((v) => typeof v === 'boolean')) return { type: 'boolean', ...d };
   }
+  const union = scalarUnion(s);
+  if (union) return { type: union[0]!, ...d };
   switch (t) {
     case 'string':
       if (s.format === 'binary') return undefined;
