@@ -8,7 +8,8 @@ import { type EntityTable, lastLiteral } from './entities.js';
 import { bodyWrapper, rowResult, type RowResult } from './envelopes.js';
 import type { CapabilityKind, ImportCapability, ImportEntity, ImportLog, ImportParam } from './model.js';
 import { fieldNamedBy, idParamName } from './ids.js';
-import { NameSet, camelName, oneLine, pascalName } from './names.js';
+import { meaningOf } from './meaning.js';
+import { NameSet, camelName, pascalName } from './names.js';
 import type { Operation } from './operations.js';
 import { detectPaging } from './pagination.js';
 import { buildParams } from './params.js';
@@ -251,7 +252,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     /\{([^}]*)\}/g,
     (_m, wire: string) => `{${params.find((p) => p.in === 'path' && p.wire === wire)?.name ?? wire}}`,
   );
-  const description = oneLine(op.summary) || oneLine(op.description);
+  const meaning = meaningOf(op);
   const comma = commaLists(params);
   return {
     name: '',
@@ -259,7 +260,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     ...(op.body && op.body.encoding !== 'json' ? { body_encoding: op.body.encoding } : {}),
     kind: s.kind,
     entity: s.entity.name,
-    description,
+    description: meaning.text,
     returns: s.returns,
     ...(idParam !== undefined && params.some((p) => p.name === idParam) ? { id_param: idParam } : {}),
     params,
@@ -270,5 +271,6 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     response: { path: s.rr?.path ?? '', ...(paging?.total ? { total: paging.total } : {}) },
     ...(built.bodyWrapper ? { body_wrapper: built.bodyWrapper } : {}),
     origin: op.label,
+    meaning_from: meaning.from,
   };
 }

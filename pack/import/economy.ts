@@ -21,12 +21,15 @@ export const MAX_FIELD_ENUM = 6;
 
 const ARTICLES = new Set(['a', 'an', 'the']);
 
-/** Verbs that say no more than a capability's kind. */
+/**
+ * Verbs that say no more than a capability's kind; with the HTTP methods of that kind, for a
+ * meaning made of the method and path (`DELETE /orders/{orderId}` on a delete of Order).
+ */
 const KIND_VERBS: Record<CapabilityKind, Set<string>> = {
   get: new Set(['get', 'retrieve', 'fetch', 'read', 'show', 'find']),
   query: new Set(['list', 'get', 'retrieve', 'fetch', 'find', 'search']),
-  create: new Set(['create', 'add', 'new', 'make']),
-  update: new Set(['update', 'edit', 'modify', 'change']),
+  create: new Set(['create', 'add', 'new', 'make', 'post']),
+  update: new Set(['update', 'edit', 'modify', 'change', 'put', 'patch']),
   delete: new Set(['delete', 'remove', 'destroy']),
   action: new Set(),
 };
@@ -47,9 +50,12 @@ function restatesName(text: string, name: string): boolean {
   return ws.length > 0 && ws.every((w) => own.has(w));
 }
 
-/** Whether a capability description says only its kind and (words of) its entity's name. */
+/**
+ * Whether a capability description says only its kind and (words of) its entity's name; path
+ * parameters (`{orderId}`) of a method-and-path meaning say nothing more either.
+ */
 function restatesKind(c: ImportCapability): boolean {
-  const ws = wordsOf(c.description);
+  const ws = wordsOf(c.meaning_from === 'method and path' ? c.description.replace(/\{[^}]*\}/g, '') : c.description);
   const own = new Set(wordsOf(c.entity));
   return ws.length >= 2 && KIND_VERBS[c.kind].has(ws[0]!) && ws.slice(1).every((w) => own.has(w));
 }

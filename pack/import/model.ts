@@ -2,6 +2,7 @@
  * The importer's model of a catalog: what `importOpenApi` derives from an OpenAPI document before
  * it is written as YAML. Plain data; the order of every list is the order of the YAML files.
  */
+import type { MeaningSource } from './meaning.js';
 import type { ParamConstraints } from '../cgs.js';
 
 /** A type as the authoring format writes it (see docs/authoring.md, Types). */
@@ -95,6 +96,8 @@ export interface ImportCapability {
   body_wrapper?: string;
   /** `METHOD /path (operationId)` of the source operation, for the report. */
   origin: string;
+  /** Where `description` came from (meaning.ts), for the report. */
+  meaning_from: MeaningSource;
 }
 
 export type ImportAuth =

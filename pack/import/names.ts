@@ -73,13 +73,24 @@ export class NameSet {
   }
 }
 
-/** One line of plain text: the first paragraph, markdown links reduced to their text, at most `max` characters. */
+/** HTML entities a document's text commonly holds, and what they stand for. */
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'", nbsp: ' ' };
+
+/**
+ * One line of plain text: the first paragraph, markdown links reduced to their text, HTML tags
+ * removed and common entities decoded, bold (`**x**`, `__x__`), italic (`*x*`) and code spans
+ * (`` `x` ``) reduced to their text, at most `max` characters.
+ */
 export function oneLine(text: unknown, max = 160): string {
   if (typeof text !== 'string') return '';
   const para = text.trim().split(/\n\s*\n/)[0] ?? '';
   let s = para
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<[^>]+>/g, '')
+    .replace(/&(amp|lt|gt|quot|apos|#39|nbsp);/g, (_m, e: string) => ENTITIES[e]!)
+    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
+    .replace(/(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])/g, '$1')
+    .replace(/`([^`]+)`/g, '$1')
     .replace(/\s+/g, ' ')
     .trim();
   if (s.length > max) {

@@ -5,7 +5,7 @@
  */
 import { authEnv } from './auth.js';
 import { CONSTRAINT_KEYS } from '../cgs.js';
-import type { ImportCatalog, ImportLog } from './model.js';
+import type { ImportCapability, ImportCatalog, ImportLog } from './model.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -41,10 +41,16 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
     out.push(
       `| ${e.name} | ${e.id} | ${e.fields.size} | ${e.relations.map((r) => `${r.name} -> ${r.target}`).join(', ') || '-'} | ${cell(e.source)} |`,
     );
-  out.push('', '## Capabilities', '', '| capability | kind | entity | operation |', '|---|---|---|---|');
+  out.push(
+    '',
+    '## Capabilities',
+    '',
+    '| capability | kind | entity | operation | meaning from |',
+    '|---|---|---|---|---|',
+  );
   for (const k of c.capabilities)
     out.push(
-      `| ${k.name} | ${k.kind}${k.pagination ? ` (${k.pagination.style} paging)` : ''} | ${k.entity} | \`${cell(k.origin)}\` |`,
+      `| ${k.name} | ${k.kind}${k.pagination ? ` (${k.pagination.style} paging)` : ''} | ${k.entity} | \`${cell(k.origin)}\` | ${meaningCell(k)} |`,
     );
   out.push('', ...envelopeSection(c));
   out.push('', ...parameterSection(c));
@@ -63,6 +69,11 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
   for (const r of log.review) out.push(`- ${cell(r.what)}: ${cell(r.note)}`);
   out.push('');
   return out.join('\n');
+}
+
+/** Where a capability's meaning came from; `-` when it only restated the kind and entity (economy.ts). */
+function meaningCell(k: ImportCapability): string {
+  return k.description ? k.meaning_from : '- (restated the kind and entity)';
 }
 
 /**

@@ -41,3 +41,23 @@ t.test('a union of scalar types is its widest type, and the report says so', asy
   t.match(report, /\| getShelf \| id \| one of string \\\| integer: taken as string, the widest \|/);
   t.match(report, /entity Shelf: fields of several scalar types, typed as the widest: id \(string \\\| integer\)/);
 });
+
+t.test('every capability has a meaning: summary, first sentence, operationId in words, method and path', async (t) => {
+  const meaning = (name: string) => cap(cgs, name).description;
+  t.equal(meaning('getOrder'), 'Fetch one order with its lines', 'the summary wins over the description');
+  t.equal(
+    meaning('createOrder'),
+    'Places an order for the current cart',
+    "the description's first sentence, markdown and HTML reduced to text",
+  );
+  t.equal(meaning('listOrdersForStore'), 'list orders for store', 'the operationId in words');
+  t.equal(meaning('refundOrderNow'), 'refund order now');
+  const restock = cgs.capabilities.find((c) => c.http.path === '/shelves/{id}/restock')!;
+  t.equal(restock.description, 'POST /shelves/{shelfId}/restock', 'method and path');
+  t.equal(meaning('deleteOrders'), '', '`DELETE /orders/{orderId}` only restates `delete e1`');
+  t.match(report, /\| listOrdersForStore \| query \| Order \| `GET \/orders \(listOrdersForStore\)` \| operationId \|/);
+  t.match(report, /\| createOrder \| .* \| description \|/);
+  t.match(report, /\| getOrder \| .* \| summary \|/);
+  t.match(report, /\| deleteOrders \| .* \| - \(restated the kind and entity\) \|/);
+  t.match(report, /`POST \/shelves\/\{shelfId\}\/restock` \| method and path \|/);
+});
