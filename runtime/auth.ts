@@ -24,9 +24,13 @@ import { abortReason, type CancelSignal } from './signal.js';
 export { secretNames, TokenError };
 export type { Env, Source };
 
-/** A `missing_secret` problem when a named variable is unset or empty (checked before any request). */
+/**
+ * A `missing_secret` problem when a named variable is unset or empty (checked before any request).
+ * A basic password may be empty, not unset: vendors that take a key as the user name want `key:`.
+ */
 export function checkSecrets(entryId: string, auth: OutboundAuth, env: Env): SvcError | undefined {
-  const missing = secretNames(auth).filter((n) => !env[n]);
+  const emptyOk = auth.scheme === 'basic' ? auth.password_env : undefined;
+  const missing = secretNames(auth).filter((n) => !env[n] && !(n === emptyOk && env[n] === ''));
   if (missing.length === 0) return undefined;
   return svcError(
     'missing_secret',

@@ -184,7 +184,8 @@ function credential(o: Obj, where: string, auth: OutboundAuth): Credential {
   const { need, may } = FIELDS[s];
   only(o, where, ['scheme', ...need, ...may]);
   const out: Obj = { scheme: s };
-  for (const k of need) out[k] = text(o[k], `${where}.${k}`);
+  // A basic credential's password may be empty (a key as the user name, `key:`).
+  for (const k of need) out[k] = s === 'basic' && k === 'password' && o[k] === '' ? '' : text(o[k], `${where}.${k}`);
   for (const k of may) {
     if (o[k] === undefined) continue;
     if (k === 'scopes') {

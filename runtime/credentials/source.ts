@@ -93,8 +93,11 @@ function fromEnv(env: Env, entryId: string, auth: Exclude<OutboundAuth, { scheme
     }
     case 'basic': {
       const username = env[auth.username_env];
+      // An empty password is a password: vendors that take a key as the user name want `key:`.
       const password = env[auth.password_env];
-      return username && password ? { cred: { scheme: 'basic', username, password }, key, from } : undefined;
+      return username && password !== undefined
+        ? { cred: { scheme: 'basic', username, password }, key, from }
+        : undefined;
     }
     case 'oauth2_client_credentials': {
       const client_id = env[auth.client_id_env];

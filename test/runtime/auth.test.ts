@@ -128,6 +128,13 @@ t.test('every scheme sends its credentials the way the catalog says', async (t) 
     t.equal(s.v.requests[0]?.headers.authorization, `Basic ${b64(`${USER}:${PASS}`)}`);
   });
 
+  t.test('basic with an empty password (a key as the user name)', async (t) => {
+    const s = await setup(t, AUTH.basic, { 'GET /items': { json: ITEMS } });
+    const r = await s.run('fault:Item', { env: { FAULT_USER: KEY, FAULT_PASS: '' } });
+    t.equal(r.status, 'succeeded', JSON.stringify(r.errors));
+    t.equal(s.v.requests[0]?.headers.authorization, `Basic ${b64(`${KEY}:`)}`);
+  });
+
   t.test('oauth2 client credentials', async (t) => {
     const o = oauth2Vendor(CLIENT_ID, CLIENT_SECRET);
     const s = await setup(t, AUTH.oauth2, { 'POST /oauth/token': o.token, 'GET /items': o.guard({ json: ITEMS }) });

@@ -132,3 +132,19 @@ t.test('every problem is refused with its place, never a value', async (t) => {
   );
   t.match(problem({ entries: { gh: { tls: { cert: '/c' } } } }), /tls\.key must be a non-empty string/);
 });
+
+t.test('a basic credential may have an empty password, not an empty user name', async (t) => {
+  const c = parseCredentials(
+    { tenants: { acme: { credentials: { basic: { scheme: 'basic', username: 'key-123', password: '' } } } } },
+    AUTHS,
+  );
+  t.same(c.tenants.acme?.credentials.basic, { scheme: 'basic', username: 'key-123', password: '' });
+  t.match(
+    problem({ tenants: { a: { credentials: { basic: { scheme: 'basic', username: '', password: 'p' } } } } }),
+    /username must be a non-empty string/,
+  );
+  t.match(
+    problem({ tenants: { a: { credentials: { basic: { scheme: 'basic', username: 'u' } } } } }),
+    /password must be a non-empty string/,
+  );
+});
