@@ -5,6 +5,9 @@
  * secret fills is chosen. Each is named in import-report.md.
  */
 import t from 'tap';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Capability, Cgs } from '../../pack/cgs.js';
 import { importAndPack } from '../_helpers/import.js';
 
@@ -60,4 +63,71 @@ t.test('every capability has a meaning: summary, first sentence, operationId in 
   t.match(report, /\| getOrder \| .* \| summary \|/);
   t.match(report, /\| deleteOrders \| .* \| - \(restated the kind and entity\) \|/);
   t.match(report, /`POST \/shelves\/\{shelfId\}\/restock` \| method and path \|/);
+});
+
+t.test('of several auth schemes, the one a single secret fills is chosen, and the report says why', async (t) => {
+  t.same(cgs.auth, { scheme: 'bearer', env: 'KIOSK_TOKEN' }, 'bearer over basic, though basic is listed first');
+  t.match(report, /Scheme `bearer`\. Set these environment variables where svc runs: `KIOSK_TOKEN`\./);
+  t.match(
+    report,
+    /- auth: scheme `bearerAuth` \(http bearer\) chosen: of the schemes offered, one secret fills it; also offered: basicAuth \(http basic\)/,
+  );
+});
+
+t.test('auth preference: bearer, API key in a header, in the query, basic, then OAuth2', async (t) => {
+  const doc = (schemes: Record<string, object>) => ({
+    openapi: '3.0.3',
+    info: { title: 'Pick', version: '1' },
+    servers: [{ url: 'https://pick.example' }],
+    security: Object.keys(schemes).map((k) => ({ [k]: [] })),
+    paths: {
+      '/things': {
+        get: {
+          operationId: 'listThings',
+          responses: {
+            '200': {
+              description: 'ok',
+              content: {
+                'application/json': {
+                  schema: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' } } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    components: { securitySchemes: schemes },
+  });
+  const BASIC = { type: 'http', scheme: 'basic' };
+  const OAUTH = { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://pick.example/t', scopes: {} } } };
+  const QUERY = { type: 'apiKey', in: 'query', name: 'key' };
+  const HEADER = { type: 'apiKey', in: 'header', name: 'X-Key', description: 'Your key from the settings page.' };
+  const cases: [string, Record<string, object>, object, RegExp][] = [
+    [
+      'header key over query key and basic',
+      { basic: BASIC, q: QUERY, h: HEADER },
+      { scheme: 'api_key', in: 'header', name: 'X-Key', env: 'PICK_API_KEY' },
+      /scheme `h` \(API key in the header\) chosen: of the schemes offered, one secret fills it; also offered: basic \(http basic\), q \(API key in the query\); its description: Your key from the settings page\./,
+    ],
+    [
+      'query key over basic',
+      { basic: BASIC, q: QUERY },
+      { scheme: 'api_key', in: 'query', name: 'key', env: 'PICK_API_KEY' },
+      /scheme `q` \(API key in the query\) chosen/,
+    ],
+    [
+      'basic over an OAuth2 token, which expires',
+      { o: OAUTH, basic: BASIC },
+      { scheme: 'basic', username_env: 'PICK_USERNAME', password_env: 'PICK_PASSWORD' },
+      /scheme `basic` \(http basic\) chosen: of the schemes offered, basic is preferred to an OAuth2 token, which expires; also offered: o \(oauth2\)[\s\S]*an empty password is valid \(set PICK_PASSWORD to the empty string/,
+    ],
+  ];
+  for (const [name, schemes, auth, note] of cases) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-import-auth-'));
+    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc(schemes)));
+    const r = await importAndPack(join(dir, 'openapi.json'));
+    t.same(r.cgs.auth, auth, name);
+    t.match(r.result.files['import-report.md'], note, `${name}: the report says why`);
+  }
 });

@@ -141,7 +141,11 @@ t.test('Gitea (346 operations): imports, packs and teaches every capability', as
   );
   t.ok(cgs.capabilities.length >= 250, `${cgs.capabilities.length} capabilities`);
   t.ok(cgs.entities.length >= 40, `${cgs.entities.length} entities`);
-  t.same(cgs.auth, { scheme: 'basic', username_env: 'GITEA_USERNAME', password_env: 'GITEA_PASSWORD' });
+  t.same(
+    cgs.auth,
+    { scheme: 'api_key', in: 'header', name: 'Authorization', env: 'GITEA_API_KEY' },
+    'of basic and API keys, the API key in a header (one secret fills it)',
+  );
   t.equal(cgs.backend.base_url, 'https://gitea.example/api/v1');
   const issues = cap(cgs, 'issueListIssues');
   t.match(issues, {
