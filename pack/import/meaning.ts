@@ -6,11 +6,9 @@
  * `query e3`, and the name that tells two lists of one entity apart was lost. The economy pass
  * (economy.ts) still empties a meaning that only restates the kind and the entity ("get order").
  */
+import type { MeaningSource } from './model.js';
 import { oneLine } from './names.js';
 import type { Operation } from './operations.js';
-
-/** Where a meaning came from, as the report names it. */
-export type MeaningSource = 'summary' | 'description' | 'operationId' | 'method and path';
 
 /** The longest meaning kept: a sentence past it is cut at a word (`oneLine`). */
 const MAX_MEANING = 160;

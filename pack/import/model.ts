@@ -2,7 +2,6 @@
  * The importer's model of a catalog: what `importOpenApi` derives from an OpenAPI document before
  * it is written as YAML. Plain data; the order of every list is the order of the YAML files.
  */
-import type { MeaningSource } from './meaning.js';
 import type { ParamConstraints } from '../cgs.js';
 
 /** A type as the authoring format writes it (see docs/authoring.md, Types). */
@@ -73,6 +72,9 @@ export interface ImportSort {
 }
 
 export type CapabilityKind = 'query' | 'get' | 'create' | 'update' | 'delete' | 'action';
+
+/** Where a capability's description came from (meaning.ts), as the report names it. */
+export type MeaningSource = 'summary' | 'description' | 'operationId' | 'method and path';
 
 export interface ImportCapability {
   name: string;
