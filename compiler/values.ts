@@ -95,14 +95,15 @@ export function exampleId(t: TypeSpec): string {
 
 /**
  * An id that compiles, for example programs (the teachability check): a value satisfying the id
- * parameter's constraints (`format: uuid`: `"123e4567-..."`, `minimum: 100`: `100`), an enum's
- * first value, else `exampleId`. The teaching table keeps the placeholder `"<id>"`; a program
- * compiled from it would break a `uuid` id's format and the capability would not be teachable.
+ * parameter's constraints (`format: uuid`: `"123e4567-..."`, `minimum: 100`: `100`), the type's
+ * example for an enum, date, date-time or boolean id (the enum's first value), else `exampleId`.
+ * The teaching table keeps the placeholder `"<id>"`; a program compiled from it would break a
+ * `uuid` id's format or a `date` id's type, and the capability would not be teachable.
  */
 export function exampleIdValue(p: ParamDef): string {
   const fit = constraintExample(p);
   if (fit !== undefined) return JSON.stringify(fit);
-  return p.type === 'enum' ? JSON.stringify(p.values[0]) : exampleId(p);
+  return ['string', 'integer', 'number', 'ref'].includes(p.type) ? exampleId(p) : exampleLiteral(p);
 }
 
 /** Check a literal (not a ref) against a type. `name` is the parameter, for messages. */

@@ -89,18 +89,24 @@ entities:
     fields: {id: string, subject: string}
   Code:
     fields: {id: string, label: string}
+  Day:
+    fields: {id: date, note: string}
 capabilities:
   listTickets: {kind: query, entity: Ticket}
   getTicket: {kind: get, entity: Ticket, params: {id: {format: uuid}}}
   closeTicket: {kind: action, entity: Ticket, id_param: id, params: {id: {format: uuid}}}
   listCodes: {kind: query, entity: Code}
   getCode: {kind: get, entity: Code, params: {id: {pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'}}}
+  listDays: {kind: query, entity: Day}
+  getDay: {kind: get, entity: Day, params: [id]}
 mappings:
   listTickets: GET /tickets
   getTicket: "GET /tickets/{id}"
   closeTicket: "POST /tickets/{id}/close"
   listCodes: GET /codes
   getCode: "GET /codes/{id}"
+  listDays: GET /days
+  getDay: "GET /days/{id}"
 `,
     },
   ]);
