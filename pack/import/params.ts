@@ -123,7 +123,12 @@ function paramOf(
   const c = constraintsOf(itemSchema, t);
   if (many) c.left.push(...listKeywordsLeft(schema));
   const union = scalarUnion(many ? itemSchema : schema);
-  if (union) c.left.push(`one of ${union.join(' | ')}: taken as ${union[0]}, the widest`);
+  if (union)
+    c.left.push(
+      union.length > 1
+        ? `one of ${union.join(' | ')}: taken as ${union[0]}, the widest`
+        : `one of several ${union[0]} schemas: taken as ${union[0]}, without their own constraints`,
+    );
   if (required) keepTeachable(wire, t as TypeSpec, c);
   const p: Omit<ImportParam, 'name'> = { wire, in: where, type, required };
   if (many) {

@@ -74,7 +74,8 @@ type Scalar = (typeof WIDEST_FIRST)[number];
 /**
  * The scalar types of a schema that admits several (`oneOf`/`anyOf` of scalar schemas, a 3.1
  * type list such as `[string, integer]`), widest first, without `null`; undefined unless there
- * are two or more and nothing else (an object or array branch keeps the schema unmappable).
+ * are two or more branches and all are scalar (an object or array branch keeps the schema
+ * unmappable). Branches of one type (`anyOf` of two string patterns) give that type alone.
  * A parameter `oneOf: [string, integer]` is then a string: the widest type holds every value of
  * the others, and the vendor still checks which it takes.
  */
@@ -88,9 +89,9 @@ export function scalarUnion(s: Schema): Scalar[] | undefined {
       const parts = (s[key] as unknown[]).filter((p) => !(isObj(p) && typeOf(p) === 'null'));
       types = parts.map((p) => (isObj(p) && !isObj(p.properties) ? typeOf(p) : undefined));
     }
-  if (!types || !types.every((t): t is Scalar => WIDEST_FIRST.includes(t as Scalar))) return undefined;
-  const kinds = WIDEST_FIRST.filter((t) => types.includes(t));
-  return kinds.length >= 2 ? kinds : undefined;
+  if (!types || types.length < 2 || !types.every((t): t is Scalar => WIDEST_FIRST.includes(t as Scalar)))
+    return undefined;
+  return WIDEST_FIRST.filter((t) => types.includes(t));
 }
 
 /**

@@ -39,6 +39,13 @@ t.test('a union of scalar types is its widest type, and the report says so', asy
     'anyOf [integer, string, null]',
   );
   t.match(cap(cgs, 'relabelShelf'), { kind: 'update' });
+  const near = cap(cgs, 'listShelves').params.find((p) => p.name === 'near');
+  t.match(near, { type: 'string' }, 'anyOf of two string schemas is a string');
+  t.notOk(near?.format ?? near?.pattern, 'without the branches’ own constraints');
+  t.match(
+    report,
+    /\| listShelves \| near \| one of several string schemas: taken as string, without their own constraints \|/,
+  );
   const shelf = cgs.entities.find((e) => e.name === 'Shelf')!;
   t.match(shelf.fields, [{ name: 'id', type: 'string' }, { name: 'label' }, { name: 'aisle', type: 'string' }]);
   t.match(report, /\| getShelf \| id \| one of string \\\| integer: taken as string, the widest \|/);
