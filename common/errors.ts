@@ -141,6 +141,10 @@ export const CODES = {
   vendor_bad_response: {
     about: 'the vendor answered with malformed JSON, a wrong content type or an unexpected shape',
   },
+  response_shape_mismatch: {
+    about:
+      "a read's answer at the mapping's row path is not rows of its entity: not an object, or an object with none of the entity's declared fields",
+  },
   vendor_body_too_large: { about: 'the vendor answered with a body over the size limit' },
   vendor_auth_failed: { about: 'the OAuth2 token endpoint refused the client credentials' },
   deadline_exceeded: { about: 'the run did not finish before its overall deadline' },

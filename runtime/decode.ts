@@ -2,15 +2,26 @@
  * Decoding vendor responses (pure): JSON with a JSON content type, rows or the row found where
  * the mapping says, totals, next-page markers, and values coerced to the declared field types.
  */
-import type { Capability, Entity, FieldDef, JsonValue, TypeSpec } from '../pack/cgs.js';
+import { READ_KINDS, type Capability, type Entity, type FieldDef, type JsonValue, type TypeSpec } from '../pack/cgs.js';
 import { headerOf, type HttpResponse } from './http-client.js';
 import { jsonDeeperThan, MAX_VENDOR_JSON_DEPTH } from './json-depth.js';
+import { rowShapeProblem } from './row-shape.js';
 
 export type Row = Record<string, JsonValue>;
 
 export type Decoded =
-  | { ok: true; rows: Row[]; total?: number; nextCursor?: string; nextLink?: string; body: unknown }
-  | { ok: false; problem: string; hint?: string };
+  | {
+      ok: true;
+      rows: Row[];
+      total?: number;
+      /** The vendor's total as sent, when it is not a count (negative, fractional, not a number): ignored. */
+      totalIgnored?: string;
+      nextCursor?: string;
+      nextLink?: string;
+      body: unknown;
+    }
+  /** `code` is set when the answer is JSON in the right place but not rows of the entity. */
+  | { ok: false; problem: string; hint?: string; code?: 'response_shape_mismatch' };
 
 /** Follow a dot path (`data.items`); `""` is the value itself. */
 export function atPath(value: unknown, path: string): unknown {
@@ -44,8 +55,12 @@ function isJsonType(ct: string | undefined): boolean {
   return t === 'application/json' || t.endsWith('+json');
 }
 
-/** Decode a successful response of `cap`. */
-export function decodeResponse(cap: Capability, res: HttpResponse): Decoded {
+/**
+ * Decode a successful response of `cap`. With `entity`, the rows of a read must be rows of it
+ * (runtime/row-shape.ts): an object carrying at least one declared field, else
+ * `response_shape_mismatch`. A write's answer is not checked so: the write has landed.
+ */
+export function decodeResponse(cap: Capability, res: HttpResponse, entity?: Entity): Decoded {
   const body = res.body;
   if (cap.returns === 'none' && body.length === 0) return { ok: true, rows: [], body: null };
   if (body.length === 0)
@@ -93,6 +108,10 @@ export function decodeResponse(cap: Capability, res: HttpResponse): Decoded {
       };
     rows = [at];
   }
+  if (entity && READ_KINDS.has(cap.kind)) {
+    const bad = rowShapeProblem(entity, cap, rows);
+    if (bad) return { ok: false, code: 'response_shape_mismatch', ...bad };
+  }
   const out: Decoded = {
     ok: true,
     rows: rows.filter((r): r is Row => r !== null && typeof r === 'object' && !Array.isArray(r)),
@@ -101,9 +120,9 @@ export function decodeResponse(cap: Capability, res: HttpResponse): Decoded {
   const total = cap.http.response.total;
   if (total) {
     const raw = 'header' in total ? headerOf(res, total.header.toLowerCase()) : atPath(parsed, total.path);
-    const n =
-      typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : undefined;
+    const n = countOf(raw);
     if (n !== undefined) out.total = n;
+    else if (raw !== undefined && raw !== null) out.totalIgnored = shownTotal(raw);
   }
   const pg = cap.http.pagination;
   if (pg?.style === 'cursor') {
@@ -114,6 +133,21 @@ export function decodeResponse(cap: Capability, res: HttpResponse): Decoded {
     if (l) out.nextLink = l;
   }
   return out;
+}
+
+/**
+ * A vendor total that is a count: a whole number from 0 up to 2^53 - 1, or a string of digits
+ * with that value. Anything else (negative, fractional, a word, an object) is no total.
+ */
+function countOf(raw: unknown): number | undefined {
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** A refused total as the vendor sent it, cut short (it is said back to the reader). */
+function shownTotal(raw: unknown): string {
+  const s = typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? String(raw));
+  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 }
 
 function describe(v: unknown): string {

@@ -40,6 +40,8 @@ export interface Fetched {
   /** Rows fetched beyond the limit (kept for the continuation, so none is lost). */
   leftover?: Row[];
   total?: number;
+  /** The vendor's last total that was not a count (negative, not a number), as sent: no total is kept from it. */
+  totalIgnored?: string;
   /** Where the next page starts, when there is one. */
   next?: PageCursor;
   size?: number;
@@ -165,9 +167,9 @@ export async function fetchRows(
       out.error = r.error;
       return out;
     }
-    const d = decodeResponse(cap, r.res);
+    const d = decodeResponse(cap, r.res, entity);
     if (!d.ok) {
-      out.error = svcError('vendor_bad_response', `${entry.entry_id} ${cap.name}: ${d.problem}`, {
+      out.error = svcError(d.code ?? 'vendor_bad_response', `${entry.entry_id} ${cap.name}: ${d.problem}`, {
         hint:
           d.hint ??
           'the vendor does not answer as the catalog says; check the mapping (response.path) or the backend URL',
@@ -180,6 +182,7 @@ export async function fetchRows(
     for (const row of rows) out.rows.push(row);
     seen += rows.length;
     if (d.total !== undefined) out.total = d.total;
+    if (d.totalIgnored !== undefined) out.totalIgnored = d.totalIgnored;
     opts.onPage?.(out.rows.length, out.pages, out.calls);
     // A relative Link is resolved against the URL that answered it.
     const marker =

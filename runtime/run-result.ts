@@ -9,6 +9,8 @@ export interface StepResult {
   status: StepPhase;
   rows: Row[];
   total?: number;
+  /** The vendor's total as sent when it was not a count (negative, not a number): ignored, no `total`. */
+  total_ignored?: string;
   page?: PageState;
   error?: SvcError;
   /** A completed write that returns nothing: what it did (`deleted brewery:Beer 3`). */
@@ -26,6 +28,8 @@ export interface ReturnedRows {
   entity: string;
   rows: Row[];
   total?: number;
+  /** The vendor's total as sent when it was not a count: ignored (see StepResult). */
+  total_ignored?: string;
   /** Present when the vendor has more pages: the server puts it behind a `pgN` handle. */
   page?: PageState;
   /** A write that returns nothing: the line confirming what it did. */

@@ -174,6 +174,7 @@ export class Run {
     // Rows of a fan-out are kept in source order, whatever order the calls finish in.
     const parts: Row[][] = calls.sets.map(() => []);
     let total: number | undefined;
+    let totalIgnored: string | undefined;
     let page: PageState | undefined;
     let error: SvcError | undefined;
     const one = async (values: Values, i: number): Promise<void> => {
@@ -208,6 +209,7 @@ export class Run {
       }
       if (calls.sets.length === 1) {
         if (f.total !== undefined) total = f.total;
+        if (f.totalIgnored !== undefined) totalIgnored = f.totalIgnored;
         if (f.next || f.leftover?.length) page = pageState(s, values, f);
       }
     };
@@ -229,6 +231,7 @@ export class Run {
     if (error) r.error = error;
     if (fromGraph) r.graph = fromGraph;
     if (total !== undefined) r.total = total;
+    if (totalIgnored !== undefined) r.total_ignored = totalIgnored;
     if (page) r.page = page;
     if (status === 'done' && cap.returns === 'none') r.done = doneLine(s.api, cap, calls.sets);
     this.settle(r);
@@ -269,6 +272,7 @@ export class Run {
       if (r.status === 'cancelled') return { step: id, entity: `${s.api}:${s.entity}`, rows: [] };
       const out: ReturnedRows = { step: id, entity: `${s.api}:${s.entity}`, rows: project(r.rows, s.projection) };
       if (r.total !== undefined) out.total = r.total;
+      if (r.total_ignored !== undefined) out.total_ignored = r.total_ignored;
       if (r.page) out.page = r.page;
       if (r.done) out.done = r.done;
       return out;

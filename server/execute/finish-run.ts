@@ -138,11 +138,25 @@ export function liveOutcome(
   if (run_id) meta.run_id = run_id;
   meta.status = run.status;
   if (run.errors[0]) meta.code = run.errors[0].code;
+  const ignored = totalsIgnored(run);
+  if (ignored) meta.total_ignored = ignored;
   const o: Partial<Outcome> = { kind: 'result' };
-  if (reads && run.status === 'succeeded' && !run.errors.length && !warning) o.clean = true;
+  if (reads && run.status === 'succeeded' && !run.errors.length && !warning && !ignored) o.clean = true;
   o.results = blocks;
   o.errors = run.errors;
   if (warning) o.warnings = [warning];
   o.meta = meta;
   return o as Outcome;
+}
+
+/**
+ * `_meta.svc.total_ignored`: each returned list whose vendor total was not a count (negative, not
+ * a number), with the total as sent. No `total` is answered for it, so no "3 of -75905565" line;
+ * saying so keeps the reader from taking the missing total for a vendor that sends none.
+ */
+function totalsIgnored(run: RunResult): Array<{ entity: string; total: string }> | undefined {
+  const out = run.returns.flatMap((r) =>
+    r.total_ignored === undefined ? [] : [{ entity: r.entity, total: r.total_ignored }],
+  );
+  return out.length ? out : undefined;
 }

@@ -94,6 +94,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   vendor_timeout: 504,
   vendor_unreachable: 502,
   vendor_bad_response: 502,
+  response_shape_mismatch: 502,
   vendor_body_too_large: 502,
   vendor_auth_failed: 502,
   deadline_exceeded: 504,
