@@ -14,7 +14,7 @@ export { verifyCgs, parseManifest } from './verify.js';
 export { Registry, registryEntry } from './registry.js';
 export { displayUrl, hasUserinfo, withoutUserinfo } from './urls.js';
 export type { RegistryEntry } from './registry.js';
-export { parseTemplate, jsonTemplateParams } from './template.js';
+export { parseTemplate, jsonTemplateParams, inPathTemplate } from './template.js';
 export type { ParsedTemplate, TemplatePart } from './template.js';
 export { CatalogSourceFileSchema } from './source-schema.js';
 export type {

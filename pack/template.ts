@@ -81,3 +81,12 @@ export function jsonTemplateParams(body: unknown, out: string[] = []): string[] 
   }
   return out;
 }
+
+/**
+ * Whether `param` is interpolated into the URL path template `path` (`/makers/{id}`). A value
+ * bound from a row that is an object or a list is never put there (compiler/resolve-arg.ts at
+ * compile time, runtime/check-values.ts at run time): it would be its whole JSON, often kilobytes.
+ */
+export function inPathTemplate(path: string, param: string): boolean {
+  return parseTemplate(path).params.includes(param);
+}
