@@ -21,12 +21,20 @@ export const REVIEW_MAX_FANOUT_ROWS = 25;
 export function reviewPlan(plan: Plan, registry: Registry, maxCalls: number = DEFAULT_MAX_VENDOR_CALLS): Review {
   const warnings = new Set<FlowWarning>();
   const rowsOf = new Map<string, number>();
+  /** Steps that may return more than REVIEW_MAX_ROWS rows, and whether a limit on the step alone bounds each. */
+  const unbounded: string[] = [];
+  let limitBounds = true;
   let calls = 0;
   for (const s of plan.steps) {
     const cap = registry.capability(s.api, s.capability);
     const rows = maxRows(s, cap, rowsOf);
     rowsOf.set(s.id, rows);
-    if (rows > REVIEW_MAX_ROWS) warnings.add('unbounded_list');
+    if (rows > REVIEW_MAX_ROWS) {
+      warnings.add('unbounded_list');
+      unbounded.push(s.id);
+      // A fan-out multiplies the rows of each call: a limit on the step may not bring it under.
+      if (s.fanout) limitBounds = false;
+    }
     if (s.fanout && (rowsOf.get(s.fanout.from) ?? Infinity) > REVIEW_MAX_FANOUT_ROWS) warnings.add('large_fanout');
     calls += callsOf(s, cap, rowsOf);
     for (const n of s.nest ?? []) calls += nestCalls(n, rows, registry, s.api, warnings);
@@ -36,6 +44,16 @@ export function reviewPlan(plan: Plan, registry: Registry, maxCalls: number = DE
   const mutations = plan.steps.filter((s) => s.effect === 'write').length;
   const flow = warnings.size ? [...warnings].sort() : 'clean';
   const lines = describeSteps(plan);
+  if (unbounded.length) {
+    const atOnce = limitBounds && mutations === 0 && warnings.size === 1;
+    lines.unshift(
+      `${unbounded.join(', ')} may return more than ${REVIEW_MAX_ROWS} rows (unbounded_list): ${
+        atOnce
+          ? `add limit=N (N up to ${REVIEW_MAX_ROWS}) and the read runs at once, without a pcN`
+          : `add limit=N (N up to ${REVIEW_MAX_ROWS}; in a fan-out, rows per call) to bound it`
+      }`,
+    );
+  }
   if (warnings.has('over_call_budget')) {
     lines.unshift(
       `${bounded ? `up to ${calls}` : 'an unbounded number of'} vendor calls (budget ${maxCalls}): dry-run and accept it with its pcN, or narrow it (filters, a smaller limit=, fewer statements)`,

@@ -6,6 +6,7 @@
  */
 import { svcError, SvcFailure } from '../../common/errors.js';
 import type { Plan, Review } from '../../compiler/plan.js';
+import { REVIEW_MAX_ROWS } from '../../compiler/review.js';
 import type { Limits } from '../limits.js';
 import type { Outcome, SvcMeta } from './outcome.js';
 import { quote } from '../../common/quote.js';
@@ -141,8 +142,12 @@ export async function passGate(
   const why = review.mutations
     ? `${review.mutations} write${review.mutations === 1 ? '' : 's'}`
     : (review.flow as string[]).join(', ');
+  // A read held back only by its row bound: a limit is a fix an agent can make at once. Said in
+  // the message: each surface words the hint (the pcN route) its own way (server/http/hints.ts).
+  const onlyUnbounded = !review.mutations && review.flow.length === 1 && review.flow[0] === 'unbounded_list';
+  const atOnce = onlyUnbounded ? `; with limit=N (N up to ${REVIEW_MAX_ROWS}) on the list it runs at once` : '';
   throw new SvcFailure([
-    svcError('review_required', `this plan needs review (${why}) before it runs`, {
+    svcError('review_required', `this plan needs review (${why}) before it runs${atOnce}`, {
       hint: 'dry-run it, then run the same program with the pcN the dry-run returns (or with force)',
     }),
   ]);
