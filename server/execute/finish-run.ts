@@ -97,6 +97,7 @@ export async function finishRun(
       const out = run.returns.map((r) => {
         const b: ResultBlock = { entity: r.entity, rows: r.rows };
         if (r.total !== undefined) b.total = r.total;
+        if (r.total_ignored !== undefined) b.total_ignored = r.total_ignored;
         if (r.page) b.next = mintPage(st, r.page, r.entity);
         if (r.done) b.done = r.done;
         return b;
@@ -138,7 +139,7 @@ export function liveOutcome(
   if (run_id) meta.run_id = run_id;
   meta.status = run.status;
   if (run.errors[0]) meta.code = run.errors[0].code;
-  const ignored = totalsIgnored(run);
+  const ignored = totalsIgnored(blocks);
   if (ignored) meta.total_ignored = ignored;
   const o: Partial<Outcome> = { kind: 'result' };
   if (reads && run.status === 'succeeded' && !run.errors.length && !warning && !ignored) o.clean = true;
@@ -154,9 +155,11 @@ export function liveOutcome(
  * a number), with the total as sent. No `total` is answered for it, so no "3 of -75905565" line;
  * saying so keeps the reader from taking the missing total for a vendor that sends none.
  */
-function totalsIgnored(run: RunResult): Array<{ entity: string; total: string }> | undefined {
-  const out = run.returns.flatMap((r) =>
-    r.total_ignored === undefined ? [] : [{ entity: r.entity, total: r.total_ignored }],
+export function totalsIgnored(
+  blocks: readonly Omit<ResultBlock, 'rows'>[],
+): Array<{ entity: string; total: string }> | undefined {
+  const out = blocks.flatMap((b) =>
+    b.total_ignored === undefined ? [] : [{ entity: b.entity, total: b.total_ignored }],
   );
   return out.length ? out : undefined;
 }

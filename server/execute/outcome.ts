@@ -8,6 +8,8 @@ export interface ResultBlock {
   entity: string;
   rows: Row[];
   total?: number;
+  /** The vendor's total as sent when it was not a count: ignored, said in `_meta.svc.total_ignored`. */
+  total_ignored?: string;
   /** `pgN` when more pages exist. */
   next?: string;
   /** A write that returns nothing: what it did (`deleted brewery:Beer 3`). */

@@ -10,6 +10,7 @@ import { opLine, opMeta, terminalSign, trimOperations, type OpEvent, type Sign }
 import type { SessionRepository } from './repository.js';
 import type { OpDescriptor, SessionKey, SessionState } from './state.js';
 import { failLost, lostOperation } from './replica.js';
+import { totalsIgnored } from './finish-run.js';
 
 export interface PollDeps {
   repo: SessionRepository;
@@ -89,6 +90,7 @@ export async function terminalAnswer(deps: Omit<PollDeps, 'repo'>, d: OpDescript
   }));
   const warning = d.blocks?.length ? artifactWarning(d, snap, deps.artifacts.writeState?.(d.run_id ?? '')) : undefined;
   const code = d.errors[0]?.code ?? warning?.code;
+  const ignored = totalsIgnored(results);
   return {
     kind: 'report',
     results,
@@ -102,6 +104,7 @@ export async function terminalAnswer(deps: Omit<PollDeps, 'repo'>, d: OpDescript
       ...(d.run_id ? { run_id: d.run_id } : {}),
       status: d.state,
       ...(code ? { code } : {}),
+      ...(ignored ? { total_ignored: ignored } : {}),
     },
   };
 }

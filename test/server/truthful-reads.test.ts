@@ -21,6 +21,7 @@ import { compileSource, readSourceDir, writeArtifacts } from '../../pack/index.j
 import { startFaultVendor, type FaultVendor, type Routes } from '../_helpers/fault-vendor.js';
 import { connectMcp, errorCode, openLogical, svcMeta, textOf } from '../_helpers/mcp.js';
 import { codeOf, openSession, runProgram, startStack, type Answer } from '../_helpers/server.js';
+import { until } from '../_helpers/until.js';
 
 const ENTITIES = `entities:
   Widget:
@@ -218,6 +219,18 @@ t.test('a total that is negative or not a count is ignored and said so in _meta'
   t.notOk(r.isError, textOf(r));
   t.same(svcMeta(r).total_ignored, [{ entity: 'gadgets:Widget', total: '-75905565' }], 'MCP: said in _meta.svc');
   t.notMatch(textOf(r), /of -75905565/, 'MCP: never "3 of -75905565"');
+
+  // A background run: its end, answered by wait(oN), says the same.
+  const acc = await runProgram(url, path, 'e1', 'wait=false');
+  t.equal(acc.status, 202, acc.text);
+  const h = acc.body._meta.svc.op.n as string;
+  const end = await until(`${h} to end`, async () => {
+    const a = await runProgram(url, path, `wait(${h})`);
+    return a.body._meta?.svc?.op?.['~'] === '!' ? a : undefined;
+  });
+  t.equal(end.body.rows.length, 3, end.text);
+  t.equal(end.body.total, undefined, 'background: no total');
+  t.same(end.body._meta.svc.total_ignored, [{ entity: 'gadgets:Widget', total: '-75905565' }], 'background: said');
 });
 
 t.test('a value bound from a row that is an object or a list never goes into a URL path', async (t) => {
