@@ -4,11 +4,11 @@
  */
 import { quote } from '../common/quote.js';
 import { suggestHint } from '../common/suggest.js';
-import type { Capability, FieldDef, ParamDef } from '../pack/cgs.js';
+import type { Capability, ParamDef } from '../pack/cgs.js';
 import { headerValueProblem } from '../pack/header-values.js';
-import { inPathTemplate } from '../pack/template.js';
 import type { Arg, Call, SrcSpan, Value } from './ast.js';
 import { checkParamLiteral } from './check-param.js';
+import { objectIntoPath, scalarFields } from './path-value.js';
 import { showable } from './fix-text.js';
 import type { PlanArg } from './plan.js';
 import { listOf, type ResolveState } from './resolve-state.js';
@@ -70,12 +70,12 @@ export function resolveArg(
         `\`${quote(v.binding.text)}\` holds no rows`,
         'bind a read or a write that returns a row',
       );
-    // Its whole JSON would go into the URL (runtime/check-values.ts holds the same rule for values).
-    if ((def.type === 'object' || def.type === 'array') && inPathTemplate(cap.http.path, param))
+    const intoPath = objectIntoPath(cap, param, def, `${quote(v.binding.text)}.${field}`);
+    if (intoPath)
       return st.fail(
         'wrong_type',
         v.span,
-        `\`${param}\` of ${cap.name} goes into the URL path (${cap.http.path}); \`${quote(v.binding.text)}.${field}\` is ${def.type === 'object' ? 'an object' : 'a list'}`,
+        intoPath,
         `pass a field of ${b.entity.name} that holds the ${param} itself (a string or a number): ${scalarFields(b.entity.fields)}`,
       );
     return { ref: { step: b.step.id, field } };
@@ -129,10 +129,4 @@ function unboundHint(st: ResolveState, cap: Capability, p: ParamDef, word: strin
   if (!field && stringy && /^[A-Za-z]/.test(word))
     return `a string needs double quotes: ${p.name}="${name}"; or bind ${name} on an earlier line (${name} = ${bindTo}(...))`;
   return `bind it first (${name} = ${bindTo}(...)), or write a literal such as ${p.name}=${exampleLiteral(p)}${/^[A-Za-z]/.test(word) ? ` (a string needs quotes: "${name}")` : ''}`;
-}
-
-/** The first fields that hold a plain value (not an object or a list), as a hint lists them. */
-function scalarFields(fields: readonly FieldDef[]): string {
-  const names = fields.filter((f) => f.type !== 'object' && f.type !== 'array').map((f) => `\`${f.name}\``);
-  return names.length > 6 ? `${names.slice(0, 6).join(', ')}, ...` : names.join(', ');
 }

@@ -7,6 +7,7 @@ import { quote } from '../common/quote.js';
 import type { Capability } from '../pack/cgs.js';
 import type { Call } from './ast.js';
 import { buildStep } from './build-step.js';
+import { relationIntoPath } from './path-value.js';
 import { entityHead, unknownMemberHint, type MemberAt } from './member-hint.js';
 import type { PlanArg } from './plan.js';
 import { resolveCapabilityCall } from './resolve-calls.js';
@@ -62,7 +63,11 @@ function relation(st: ResolveState, cur: Shape, relName: string, m: Call): Shape
   const cap = st.opts.registry.capability(cur.api, rel.capability)!;
   const target = st.opts.registry.entity(cur.api, rel.target)!;
   const pre: Record<string, PlanArg> = {};
-  for (const [param, field] of Object.entries(rel.bind)) pre[param] = { ref: { step: cur.step.id, field } };
+  for (const [param, field] of Object.entries(rel.bind)) {
+    const intoPath = relationIntoPath(cur.entity, rel, cap, param, field);
+    if (intoPath) return st.fail('wrong_type', m.name.span, intoPath.message, intoPath.hint);
+    pre[param] = { ref: { step: cur.step.id, field } };
+  }
   const shape = buildStep(st, cur.api, target, cap, m, m.args ?? [], pre, cur);
   // The parent may have been folded into a literal (see foldRef): then there is no step to come from.
   if (shape)

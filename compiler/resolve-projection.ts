@@ -10,6 +10,7 @@ import { suggestHint } from '../common/suggest.js';
 import type { Entity } from '../pack/cgs.js';
 import type { Chain, Name, NestedItem, Projection } from './ast.js';
 import { buildStep } from './build-step.js';
+import { relationIntoPath } from './path-value.js';
 import type { NestArg, PlanArg, PlanNest } from './plan.js';
 import { MAX_NEST_DEPTH } from './plan-schema.js';
 import { listOf, type ResolveState, type Shape } from './resolve-state.js';
@@ -147,7 +148,11 @@ export function resolveNest(
   // The related call takes its bound parameters from the row: a placeholder step id stands for it.
   const row = '_row';
   const pre: Record<string, PlanArg> = {};
-  for (const [param, field] of Object.entries(rel.bind)) pre[param] = { ref: { step: row, field } };
+  for (const [param, field] of Object.entries(rel.bind)) {
+    const intoPath = relationIntoPath(entity, rel, cap, param, field);
+    if (intoPath) return st.fail('wrong_type', item.span, intoPath.message, intoPath.hint);
+    pre[param] = { ref: { step: row, field } };
+  }
   const call = { name: item.name, ...(item.args ? { args: item.args } : {}), span: item.span };
   const shape = buildStep(st, api, target, cap, call, item.args ?? [], pre);
   if (!shape) return undefined;

@@ -38,6 +38,12 @@ const ENTITIES = `entities:
         cardinality: one
         capability: getMaker
         bind: {id: makerId}
+      specMaker:
+        description: A relation whose bind is wrong (an object field into a URL path).
+        target: Maker
+        cardinality: one
+        capability: getMaker
+        bind: {id: spec}
   Maker:
     description: A maker of widgets.
     fields:
@@ -249,6 +255,20 @@ t.test('a value bound from a row that is an object or a list never goes into a U
     t.match(err.message, /`id` of getMaker goes into the URL path \(\/makers\/\{id\}\); `w\.spec` is an object/);
     t.match(err.hint, /a string or a number\): `id`, `name`, `makerId`/);
     t.same([err.line, err.col], [2, 4], 'at w.spec');
+  }
+  // A catalog relation that binds an object field into the path: refused when the program compiles.
+  for (const [program, col] of [
+    ['e1("w-1").specMaker', 11],
+    ['e1("w-1")[id, specMaker[name]]', 15],
+  ] as const) {
+    const a = await runProgram(url, path, program, 'mode=plan');
+    t.equal(codeOf(a), 'wrong_type', `${program}: ${a.text}`);
+    t.match(
+      a.body.errors[0].message,
+      /^specMaker: `id` of getMaker goes into the URL path \(\/makers\/\{id\}\); `Widget\.spec` is an object/,
+    );
+    t.match(a.body.errors[0].hint, /the catalog binds specMaker's `id` to `spec`: fix its bind/);
+    t.same([a.body.errors[0].line, a.body.errors[0].col], [1, col], `${program}: at the relation`);
   }
   t.equal(vendor.requests.length, 0, 'nothing was sent');
 
