@@ -240,6 +240,59 @@ t.test('decodeResponse', async (t) => {
     if (!list.ok) t.match(list.problem, /expected one row \(an object\) at `data`, found a list/);
   });
 
+  t.test("a read's rows must carry a declared field (response_shape_mismatch)", async (t) => {
+    const item: Entity = {
+      name: 'Item',
+      description: 'an item',
+      id_field: 'id',
+      fields: [
+        { name: 'id', type: 'integer', description: 'id' },
+        { name: 'name', type: 'string', description: 'name' },
+      ],
+      relations: [],
+    };
+    const get = cap({ kind: 'get', returns: 'row', http: { path: '/items/{id}' } });
+    const read = (c: Capability, v: unknown) =>
+      decodeResponse(c, { status: 200, headers: JSON_CT, body: json(v) }, item);
+    const sparse = read(get, { name: 'only a name' });
+    t.ok(sparse.ok, 'a sparse row with one declared field passes');
+    const wrapped = read(get, { item: { id: 1, name: 'x' } });
+    t.notOk(wrapped.ok);
+    if (!wrapped.ok) {
+      t.equal(wrapped.code, 'response_shape_mismatch');
+      t.match(wrapped.problem, /the row at `\(body\)` carries none of Item's fields \(id, name\); it has `item`/);
+      t.match(wrapped.hint, /set `response: \{path: item\}`/);
+    }
+    const empty = read(get, {});
+    t.ok(!empty.ok && empty.code === 'response_shape_mismatch' && /it is empty/.test(empty.problem), '{} fails');
+    const list = read(cap({ http: { response: { path: 'data' } } }), { data: [{ id: 1 }, null] });
+    t.ok(!list.ok && /row 2 at `data` is null/.test(list.problem), 'a null list item fails');
+    const write = read(cap({ kind: 'create', returns: 'row', http: { method: 'POST' } }), { ok: true });
+    t.ok(write.ok, "a write's answer is not checked (the write has landed)");
+    const noEntity = decode(get, JSON_CT, json({}));
+    t.ok(noEntity.ok, 'without an entity nothing is checked');
+  });
+
+  t.test('a total that is not a count is ignored and kept as sent', async (t) => {
+    const c = cap({ http: { response: { path: 'items', total: { path: 'meta.total' } } } });
+    const cases: Array<[unknown, number | undefined, string | undefined]> = [
+      [-75905565, undefined, '-75905565'],
+      ['-3', undefined, '-3'],
+      [2.5, undefined, '2.5'],
+      [1e300, undefined, '1e+300'],
+      ['lots', undefined, 'lots'],
+      [{ n: 1 }, undefined, '{"n":1}'],
+      [null, undefined, undefined],
+      [0, 0, undefined],
+      [' 12 ', 12, undefined],
+    ];
+    for (const [sent, total, ignored] of cases) {
+      const d = decode(c, JSON_CT, json({ items: [], meta: { total: sent } }));
+      t.ok(d.ok);
+      if (d.ok) t.same([d.total, d.totalIgnored], [total, ignored], JSON.stringify(sent));
+    }
+  });
+
   t.test('shape, content type and JSON problems are reported, not thrown', async (t) => {
     const shape = decode(cap({ http: { response: { path: 'items' } } }), JSON_CT, json({ items: { id: 1 } }));
     t.notOk(shape.ok);
