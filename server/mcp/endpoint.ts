@@ -67,8 +67,6 @@ export class McpEndpoint {
   private readonly sweeper: NodeJS.Timeout;
   private readonly limits: { idleMs: number; freshIdleMs: number };
   private readonly newSessions: NewSessionLimit;
-  /** Set by the server once it listens: Host names of its own address are always allowed. */
-  listening?: { host: string; port: number };
 
   constructor(
     private readonly deps: McpDeps,
