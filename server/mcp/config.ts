@@ -5,7 +5,8 @@
  * - `SVC_MCP_TENANTS_FILE`: the catalogs each tenant may use, a JSON object
  *   `{"<tenant_id>": {"apis": ["<entry_id>", ...]}, "*": {"apis": [...]}}`; a tenant not listed gets
  *   `"*"`, and with no `"*"` it is not restricted. The anonymous tenant is `""`.
- * - `SVC_MCP_ALLOWED_HOSTS` / `SVC_MCP_ALLOWED_ORIGINS`: comma lists for DNS-rebinding checks.
+ * - `SVC_MCP_ALLOWED_HOSTS` / `SVC_MCP_ALLOWED_ORIGINS`: older names of `SVC_ALLOWED_HOSTS` / `SVC_ALLOWED_ORIGINS`,
+ *   merged into the one Host/Origin policy of every route (server/http/host-policy.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
