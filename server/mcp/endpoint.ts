@@ -27,6 +27,7 @@ import { mcpServer } from './sdk-server.js';
 import { NewSessionLimit } from './rate-limit.js';
 import { evictee, holdsRequest, idleLimit } from './session-cap.js';
 import { serve } from './web-adapter.js';
+import { rpcError } from './refusal.js';
 import { cancelledIds, directCallOf, DirectCalls, runDirect } from './direct-call.js';
 
 export interface McpEndpointOptions {
@@ -280,17 +281,4 @@ function sharedKey(sid: string): string {
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** A JSON-RPC error answer outside any transport session. */
-function rpcError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
-  res.end(body);
 }
