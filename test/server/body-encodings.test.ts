@@ -7,54 +7,36 @@
  * a brewery catalog whose createBrewery posts a form and createBeer a multipart body.
  */
 import t, { type Test } from 'tap';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileSource, readSourceDir, writeArtifacts } from '../../pack/index.js';
+import { compileSource, readSourceDir } from '../../pack/index.js';
+import { editedCatalog, packedCatalog } from '../_helpers/catalog-copy.js';
 import { startFaultVendor, type RecordedRequest } from '../_helpers/fault-vendor.js';
 import { openSession, ROOT, runProgram, startStack } from '../_helpers/server.js';
 
-async function tmp(t: Test, prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-async function edit(file: string, from: string, to: string): Promise<void> {
-  const before = await readFile(file, 'utf8');
-  if (!before.includes(from)) throw new Error(`${file}: no ${from}`);
-  await writeFile(file, before.replace(from, to));
-}
-
 /** The brewery catalog with createBrewery sent as a nested form and createBeer as multipart, packed. */
 async function encodedCatalog(t: Test): Promise<string> {
-  const src = await tmp(t, 'svc-encoding-src-');
-  await cp(join(ROOT, 'fixtures', 'catalogs', 'brewery'), src, { recursive: true });
-  await edit(
-    join(src, 'mappings.yaml'),
-    '  createBrewery: POST /breweries\n',
-    [
-      '  createBrewery:',
-      '    method: POST',
-      '    path: /breweries',
-      '    body_encoding: form',
-      '    body:',
-      '      brewery: {name: "{name}", city: "{city}", country: "{country}", kind: "{kind}", founded: "{founded}", website: "{website}"}',
-      '      tags: [craft, "{country}"]',
-      '      verified: false',
-      '',
-    ].join('\n'),
-  );
-  await edit(
-    join(src, 'mappings.yaml'),
-    '  createBeer: POST /beers\n',
-    '  createBeer: {method: POST, path: /beers, body_encoding: multipart}\n',
-  );
-  const compiled = compileSource(await readSourceDir(src));
-  t.same(compiled.diagnostics, [], 'the test catalog compiles');
-  const dir = await tmp(t, 'svc-encoding-packed-');
-  await writeArtifacts(compiled.cgs!, compiled.cgs_hash!, dir);
-  return dir;
+  return packedCatalog(t, 'brewery', [
+    {
+      file: 'mappings.yaml',
+      from: '  createBrewery: POST /breweries\n',
+      to: [
+        '  createBrewery:',
+        '    method: POST',
+        '    path: /breweries',
+        '    body_encoding: form',
+        '    body:',
+        '      brewery: {name: "{name}", city: "{city}", country: "{country}", kind: "{kind}", founded: "{founded}", website: "{website}"}',
+        '      tags: [craft, "{country}"]',
+        '      verified: false',
+        '',
+      ].join('\n'),
+    },
+    {
+      file: 'mappings.yaml',
+      from: '  createBeer: POST /beers\n',
+      to: '  createBeer: {method: POST, path: /beers, body_encoding: multipart}\n',
+    },
+  ]);
 }
 
 /** The fields of a multipart body as the platform's FormData parser reads them. */
@@ -130,13 +112,13 @@ t.test('a form create and a multipart create reach the vendor with their fields'
 });
 
 t.test('a form body whose template is not a map of fields does not pack', async (t) => {
-  const src = await tmp(t, 'svc-encoding-bad-');
-  await cp(join(ROOT, 'fixtures', 'catalogs', 'brewery'), src, { recursive: true });
-  await edit(
-    join(src, 'mappings.yaml'),
-    '  createBeer: POST /beers\n',
-    '  createBeer: {method: POST, path: /beers, body_encoding: form, body: "{name}"}\n',
-  );
+  const src = await editedCatalog(t, 'brewery', [
+    {
+      file: 'mappings.yaml',
+      from: '  createBeer: POST /beers\n',
+      to: '  createBeer: {method: POST, path: /beers, body_encoding: form, body: "{name}"}\n',
+    },
+  ]);
   const compiled = compileSource(await readSourceDir(src));
   const bad = compiled.diagnostics.find((d) => d.code === 'bad_mapping');
   t.ok(bad, JSON.stringify(compiled.diagnostics));
@@ -145,13 +127,13 @@ t.test('a form body whose template is not a map of fields does not pack', async 
 
 t.test('body_encoding: json is the default and leaves the packed catalog as it was', async (t) => {
   const plain = compileSource(await readSourceDir(join(ROOT, 'fixtures', 'catalogs', 'brewery')));
-  const src = await tmp(t, 'svc-encoding-json-');
-  await cp(join(ROOT, 'fixtures', 'catalogs', 'brewery'), src, { recursive: true });
-  await edit(
-    join(src, 'mappings.yaml'),
-    '  createBeer: POST /beers\n',
-    '  createBeer: {method: POST, path: /beers, body_encoding: json}\n',
-  );
+  const src = await editedCatalog(t, 'brewery', [
+    {
+      file: 'mappings.yaml',
+      from: '  createBeer: POST /beers\n',
+      to: '  createBeer: {method: POST, path: /beers, body_encoding: json}\n',
+    },
+  ]);
   const json = compileSource(await readSourceDir(src));
   t.same(json.diagnostics, []);
   t.ok(plain.cgs_hash);

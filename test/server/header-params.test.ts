@@ -7,46 +7,26 @@
  * server, a recording vendor, and a brewery catalog whose listBreweries sends `trace` as X-Trace.
  */
 import t, { type Test } from 'tap';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { compileProgram, SymbolTable, type SymbolTableJson } from '../../compiler/index.js';
-import { compileSource, readSourceDir, writeArtifacts } from '../../pack/index.js';
 import { RESOLVED_PLAN_TYPE } from '../../server/execute/resolved-plan.js';
+import { packedCatalog } from '../_helpers/catalog-copy.js';
 import { startFaultVendor } from '../_helpers/fault-vendor.js';
-import { call, codeOf, openSession, ROOT, runProgram, startStack, type Answer } from '../_helpers/server.js';
-
-async function tmp(t: Test, prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-async function edit(file: string, from: string, to: string): Promise<void> {
-  const before = await readFile(file, 'utf8');
-  if (!before.includes(from)) throw new Error(`${file}: no ${from}`);
-  await writeFile(file, before.replace(from, to));
-}
+import { call, codeOf, openSession, runProgram, startStack, type Answer } from '../_helpers/server.js';
 
 /** The brewery catalog with a `trace` parameter of listBreweries sent as the X-Trace header, packed into a directory. */
 async function traceCatalog(t: Test): Promise<string> {
-  const src = await tmp(t, 'svc-header-src-');
-  await cp(join(ROOT, 'fixtures', 'catalogs', 'brewery'), src, { recursive: true });
-  await edit(
-    join(src, 'capabilities.yaml'),
-    '    params: [city, country, kind]\n',
-    '    params:\n      city: null\n      country: null\n      kind: null\n      trace: {type: string, description: A trace id sent as X-Trace}\n',
-  );
-  await edit(
-    join(src, 'mappings.yaml'),
-    '    path: /breweries\n    pagination: {style: link',
-    '    path: /breweries\n    headers: {X-Trace: "{trace}"}\n    pagination: {style: link',
-  );
-  const compiled = compileSource(await readSourceDir(src));
-  t.same(compiled.diagnostics, [], 'the test catalog compiles');
-  const dir = await tmp(t, 'svc-header-packed-');
-  await writeArtifacts(compiled.cgs!, compiled.cgs_hash!, dir);
-  return dir;
+  return packedCatalog(t, 'brewery', [
+    {
+      file: 'capabilities.yaml',
+      from: '    params: [city, country, kind]\n',
+      to: '    params:\n      city: null\n      country: null\n      kind: null\n      trace: {type: string, description: A trace id sent as X-Trace}\n',
+    },
+    {
+      file: 'mappings.yaml',
+      from: '    path: /breweries\n    pagination: {style: link',
+      to: '    path: /breweries\n    headers: {X-Trace: "{trace}"}\n    pagination: {style: link',
+    },
+  ]);
 }
 
 function refused(t: Test, a: Answer, what: string): void {
