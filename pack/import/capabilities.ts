@@ -6,7 +6,7 @@
  */
 import { type EntityTable, lastLiteral } from './entities.js';
 import { bodyWrapper, rowResult, type RowResult } from './envelopes.js';
-import type { CapabilityKind, ImportCapability, ImportEntity, ImportLog, ImportParam } from './model.js';
+import type { CapabilityKind, ImportCapability, ImportEntity, ImportLog, ImportParam, Skipped } from './model.js';
 import { fieldNamedBy, idParamName } from './ids.js';
 import { meaningOf } from './meaning.js';
 import { NameSet, camelName, pascalName } from './names.js';
@@ -83,8 +83,20 @@ function rowOf(path: string, entity: ImportEntity, shapes: Map<string, ImportEnt
  * an id parameter (pack/check-capability.ts: a get needs one, a query or search returns a list;
  * runtime/decode.ts reads a list from a query), and an action would turn a read into a write.
  */
-const SINGLETON =
-  'a singleton GET (one object, no id at the end of its path): the catalog has no read for it (a `get` needs an id parameter, a `query` returns a list, an `action` is a write)';
+const SINGLETON: Skip = {
+  reason: 'singleton_read',
+  why: 'a singleton GET (one object, no id at the end of its path): the catalog has no read for it (a `get` needs an id parameter, a `query` returns a list, an `action` is a write)',
+};
+const NO_JSON: Skip = {
+  reason: 'no_json_answer',
+  why: 'the response is not a JSON object or a list of objects with named properties',
+};
+const NO_ENTITY: Skip = {
+  reason: 'no_entity',
+  why: 'no entity: neither its path nor its response belongs to a listed or fetched resource',
+};
+
+type Skip = Pick<Skipped, 'reason' | 'why'>;
 
 interface Shape {
   kind: CapabilityKind;
@@ -100,9 +112,9 @@ function classify(
   read: Read | undefined,
   table: EntityTable,
   shapes: Map<string, ImportEntity>,
-): Shape | string {
+): Shape | Skip {
   if (op.method === 'get') {
-    if (!read) return 'the response is not a JSON object or a list of objects with named properties';
+    if (!read) return NO_JSON;
     if (read.rr.returns === 'rows') {
       const own = rowOf(op.path, read.entity, shapes);
       return { kind: 'query', entity: read.entity, returns: 'rows', rr: read.rr, ...(own ? { own } : {}) };
@@ -114,7 +126,7 @@ function classify(
   const responseEntity = rr ? table.known(rr.schema) : undefined;
   const at = enclosing(op.path, shapes);
   const entity = at?.entity ?? responseEntity;
-  if (!entity) return 'no entity: neither its path nor its response belongs to a listed or fetched resource';
+  if (!entity) return NO_ENTITY;
   const exact = at !== undefined && at.shape === shapeOf(op.path);
   const returns = responseEntity === entity && rr?.returns === 'row' ? 'row' : 'none';
   // A write answering its row (wrapped or not) reads it where it is; one answering nothing reads nothing.
@@ -166,8 +178,8 @@ export function buildCapabilities(ops: Operation[], table: EntityTable, log: Imp
   const out: ImportCapability[] = [];
   for (const op of ops) {
     const shape = classify(op, reads.get(op), table, shapes);
-    if (typeof shape === 'string') {
-      log.skipped.push({ what: op.label, why: shape });
+    if ('reason' in shape) {
+      log.skipped.push({ what: op.label, ...shape });
       continue;
     }
     const cap = capability(op, shape, log);
@@ -224,7 +236,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
   const ownName = s.own === undefined ? undefined : idParamName(s.own, s.entity);
   const built = buildParams(op, paging?.owned ?? new Set(), s.own, ownName ?? s.entity.id, keep);
   if (built.problem) {
-    log.skipped.push({ what: op.label, why: built.problem });
+    log.skipped.push({ what: op.label, ...built.problem });
     return undefined;
   }
   if (s.rr?.oneOfLists)
@@ -237,6 +249,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
   for (const f of built.files)
     log.skipped.push({
       what: `${op.label} body part ${f}`,
+      reason: 'file_part',
       why: `a file part of the ${op.body!.encoding} body: svc sends text fields only`,
     });
   const params = built.params;

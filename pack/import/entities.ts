@@ -83,6 +83,7 @@ export class EntityTable {
     if (fields.size === 0) {
       this.log.skipped.push({
         what: `schema ${component ?? `inline at ${path}`}`,
+        reason: 'no_fields',
         why: 'no field with a usable name and type',
       });
       return undefined;

@@ -90,10 +90,11 @@ export function importOpenApi(doc: Schema, pack: PackFiles, opts: ImportOptions 
   const title = typeof info.title === 'string' && info.title.trim() ? info.title.trim() : 'Imported API';
   const entry_id = opts.entryId ?? entryIdOf(title);
   const { ops: all, other } = collectOperations(doc);
-  for (const o of other) log.skipped.push({ what: o, why: 'HEAD, OPTIONS and TRACE operations are not imported' });
+  for (const o of other)
+    log.skipped.push({ what: o, reason: 'method', why: 'HEAD, OPTIONS and TRACE operations are not imported' });
   const selected = filterOperations(all, opts.include ?? [], opts.exclude ?? []);
   const ops = selected.filter((op) => {
-    if (op.deprecated) log.skipped.push({ what: op.label, why: 'deprecated in the document' });
+    if (op.deprecated) log.skipped.push({ what: op.label, reason: 'deprecated', why: 'deprecated in the document' });
     return !op.deprecated;
   });
   const table = new EntityTable(componentNames(doc), log);

@@ -118,9 +118,29 @@ export interface ImportCatalog {
   capabilities: ImportCapability[];
 }
 
+/**
+ * Why an operation (or a schema, field or relation) was left out: a closed list, so a report or
+ * a benchmark over many documents can count them. `why` gives the detail.
+ */
+export const SKIP_REASONS = {
+  method: 'HEAD, OPTIONS and TRACE operations are not imported',
+  deprecated: 'the document marks it deprecated',
+  no_json_answer: 'a read whose success answer declares no JSON object or rows (a file, text, or no schema)',
+  no_entity: 'a write whose path and answer belong to no resource svc reads',
+  singleton_read: 'a read of one object without an id parameter',
+  parameter: 'a required parameter svc cannot map or send',
+  body: 'a required request body svc cannot send (not JSON, a form or multipart; not an object; a file part)',
+  file_part: 'an optional file part of a form or multipart body (svc sends text fields)',
+  no_fields: 'a schema with no field of a usable name and type',
+  pack_refused: '`svc pack` refused what the importer wrote (the diagnostic is given)',
+} as const;
+
+export type SkipReason = keyof typeof SKIP_REASONS;
+
 /** Something the importer left out, and why. */
 export interface Skipped {
   what: string;
+  reason: SkipReason;
   why: string;
 }
 

@@ -12,7 +12,7 @@ import type { TypeSpec } from '../cgs.js';
 import { paramValueFits } from '../param-constraints.js';
 import { constraintsOf, defaultBreaks, keepTeachable, listKeywordsLeft } from './constraints.js';
 import { bodyWrapper } from './envelopes.js';
-import type { ImportParam, ParamIn } from './model.js';
+import type { ImportParam, ParamIn, Skipped } from './model.js';
 import { NameSet, camelName, isReserved, oneLine, safeName, singular } from './names.js';
 import type { OpParam, Operation } from './operations.js';
 import { isObj, objectShape, scalarUnion, toType, type Schema } from './schema.js';
@@ -22,7 +22,8 @@ export interface ParamResult {
   dropped: string[];
   /** Wire names of the optional file parts of a form or multipart body, which are not sent. */
   files: string[];
-  problem?: string;
+  /** Why the operation cannot be imported (a required parameter or body svc cannot send). */
+  problem?: Pick<Skipped, 'reason' | 'why'>;
   /** The key the request body wraps the body parameters under (envelopes.ts bodyWrapper). */
   bodyWrapper?: string;
 }
@@ -65,7 +66,7 @@ export function buildParams(
             ? camelName(singular(before)) + 'Id'
             : paramName(p.name);
       const problem = add(p.name, 'path', p.schema, true, p.description, name, p);
-      if (problem) return { params, dropped, files, problem };
+      if (problem) return { params, dropped, files, problem: { reason: 'parameter', why: problem } };
     } else if (p.in === 'query' || p.in === 'header') {
       if (p.in === 'query' && owned.has(p.name)) continue;
       if (p.deprecated && !p.required) {
@@ -74,8 +75,14 @@ export function buildParams(
       }
       if (p.in === 'header' && /^(accept|content-type|authorization)$/i.test(p.name)) continue;
       const problem = add(p.name, p.in, p.schema, p.required, p.description, paramName(p.name), p);
-      if (problem) return { params, dropped, files, problem };
-    } else if (p.required) return { params, dropped, files, problem: `required ${p.in} parameter \`${p.name}\`` };
+      if (problem) return { params, dropped, files, problem: { reason: 'parameter', why: problem } };
+    } else if (p.required)
+      return {
+        params,
+        dropped,
+        files,
+        problem: { reason: 'parameter', why: `required ${p.in} parameter \`${p.name}\`` },
+      };
     else dropped.push(`${p.name} (${p.in} parameter)`);
   }
   const body = bodyParams(op, names, add, { params, dropped, files }, keepReadOnly);
@@ -193,11 +200,12 @@ function bodyParams(
   add: Add,
   out: { params: ImportParam[]; dropped: string[]; files: string[] },
   keep?: string,
-): string | undefined {
+): Pick<Skipped, 'reason' | 'why'> | undefined {
   const { dropped } = out;
   if (op.bodyNotJson) {
     const types = op.bodyNotJson.types.join(', ');
-    if (op.bodyNotJson.required) return `the request body is not JSON, a form or multipart (${types})`;
+    if (op.bodyNotJson.required)
+      return { reason: 'body', why: `the request body is not JSON, a form or multipart (${types})` };
     dropped.push(`request body (${types})`);
   }
   if (!op.body) return undefined;
@@ -207,7 +215,7 @@ function bodyParams(
   const outer = objectShape(op.body.schema).props;
   const { props, required } = objectShape(wrapper ? outer.get(wrapper)! : op.body.schema);
   if (props.size === 0) {
-    if (op.body.required) return `the ${kind} request body is not an object with properties`;
+    if (op.body.required) return { reason: 'body', why: `the ${kind} request body is not an object with properties` };
     dropped.push('request body (not an object with properties)');
     return undefined;
   }
@@ -216,7 +224,11 @@ function bodyParams(
     const req = op.body.required && required.has(wire);
     const part = op.body.parts?.[wire];
     if (op.body.encoding !== 'json' && isFilePart(s, isObj(part) ? part : undefined)) {
-      if (req) return `required file part \`${wire}\` of the ${kind} body (svc sends text fields only)`;
+      if (req)
+        return {
+          reason: 'body',
+          why: `required file part \`${wire}\` of the ${kind} body (svc sends text fields only)`,
+        };
       out.files.push(wire);
       continue;
     }
@@ -228,7 +240,7 @@ function bodyParams(
     const name = names.has(base) ? `${base}Body` : base;
     const before = out.params.length;
     const problem = add(wire, 'body', s, req, s.description, name);
-    if (problem) return problem;
+    if (problem) return { reason: 'parameter', why: problem };
     const note = partNote(s, isObj(part) ? part : undefined);
     const added = out.params.length > before ? out.params.at(-1) : undefined;
     if (note && added) (added.left ??= []).push(note);

@@ -5,7 +5,7 @@
  */
 import { authEnv } from './auth.js';
 import { CONSTRAINT_KEYS } from '../cgs.js';
-import type { ImportCapability, ImportCatalog, ImportLog } from './model.js';
+import { SKIP_REASONS, type ImportCapability, type ImportCatalog, type ImportLog, type SkipReason } from './model.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -57,8 +57,12 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
   out.push('', '## Skipped', '');
   if (log.skipped.length === 0) out.push('Nothing.');
   else {
-    out.push('| what | why |', '|---|---|');
-    for (const s of log.skipped) out.push(`| \`${cell(s.what)}\` | ${cell(s.why)} |`);
+    out.push('| what | reason | why |', '|---|---|---|');
+    for (const s of log.skipped) out.push(`| \`${cell(s.what)}\` | \`${s.reason}\` | ${cell(s.why)} |`);
+    const counts = new Map<SkipReason, number>();
+    for (const s of log.skipped) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
+    out.push('', 'Reasons (the closed list of docs/import.md):', '');
+    for (const [r, n] of counts) out.push(`- \`${r}\` (${n}): ${SKIP_REASONS[r]}`);
   }
   out.push('', '## Review', '');
   out.push(

@@ -48,25 +48,32 @@ function drop(c: ImportCatalog, o: Owner, why: string, log: ImportLog): boolean 
     if (!cap) return false;
     c.capabilities = c.capabilities.filter((k) => k !== cap);
     for (const e of c.entities) e.relations = e.relations.filter((r) => r.capability !== cap.name);
-    log.skipped.push({ what: cap.origin, why: `\`svc pack\` refused capability \`${cap.name}\`: ${why}` });
+    log.skipped.push({
+      what: cap.origin,
+      reason: 'pack_refused',
+      why: `\`svc pack\` refused capability \`${cap.name}\`: ${why}`,
+    });
     return true;
   }
   const e = c.entities.find((x) => x.name === o.name);
   if (!e) return false;
   if (o.relation) {
     e.relations = e.relations.filter((r) => r.name !== o.relation);
-    log.skipped.push({ what: `relation ${e.name}.${o.relation}`, why });
+    log.skipped.push({ what: `relation ${e.name}.${o.relation}`, reason: 'pack_refused', why });
     return true;
   }
   if (o.field && o.field !== e.id) {
     e.fields.delete(o.field);
-    log.skipped.push({ what: `field ${e.name}.${o.field}`, why });
+    log.skipped.push({ what: `field ${e.name}.${o.field}`, reason: 'pack_refused', why });
     return true;
   }
   c.entities = c.entities.filter((x) => x !== e);
+  // Its capabilities go with it: each operation is listed, so none is lost without a reason.
+  for (const k of c.capabilities.filter((k) => k.entity === e.name))
+    log.skipped.push({ what: k.origin, reason: 'pack_refused', why: `its entity ${e.name} was refused: ${why}` });
   c.capabilities = c.capabilities.filter((k) => k.entity !== e.name);
   for (const x of c.entities) x.relations = x.relations.filter((r) => r.target !== e.name);
-  log.skipped.push({ what: `entity ${e.name}`, why });
+  log.skipped.push({ what: `entity ${e.name}`, reason: 'pack_refused', why });
   return true;
 }
 

@@ -65,14 +65,17 @@ t.test('form and multipart bodies become parameters with their encoding', async 
     [
       {
         what: 'POST /jobs (createJob) body part proof',
+        reason: 'file_part',
         why: 'a file part of the multipart body: svc sends text fields only',
       },
       {
         what: 'POST /jobs (createJob) body part cover',
+        reason: 'file_part',
         why: 'a file part of the multipart body: svc sends text fields only',
       },
       {
         what: 'POST /jobs/{id}/artwork (uploadArtwork)',
+        reason: 'body',
         why: 'required file part `artwork` of the multipart body (svc sends text fields only)',
       },
     ],
@@ -86,9 +89,9 @@ t.test('form and multipart bodies become parameters with their encoding', async 
   t.notMatch(report, '| createCustomer | address |', 'deepObject is the bracket convention: nothing to say');
   t.match(
     report,
-    '| `POST /jobs (createJob) body part proof` | a file part of the multipart body: svc sends text fields only |',
+    '| `POST /jobs (createJob) body part proof` | `file_part` | a file part of the multipart body: svc sends text fields only |',
   );
-  t.match(report, '| `POST /jobs/{id}/artwork (uploadArtwork)` | required file part `artwork` of the multipart body');
+  t.match(report, '| `POST /jobs/{id}/artwork (uploadArtwork)` | `body` | required file part `artwork` of the multipart body');
   t.match(
     report,
     'Request bodies: 1 JSON; form (`body_encoding: form`, application/x-www-form-urlencoded): `createCustomer`; multipart (`body_encoding: multipart`, multipart/form-data text fields): `createJob`.',
