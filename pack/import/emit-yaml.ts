@@ -77,6 +77,11 @@ function capabilityValue(c: ImportCapability, entity: ImportEntity): Record<stri
 
 const templates = (ps: ImportParam[]) => Object.fromEntries(ps.map((p) => [p.wire, `{${p.name}}`]));
 
+/** A constant as a template: its braces doubled, so it is sent as written. */
+const literal = (v: string) => v.replace(/\{/g, '{{').replace(/\}/g, '}}');
+const literals = (m: Record<string, string> = {}) =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, literal(v)]));
+
 function mappingValue(c: ImportCapability): unknown {
   const out: Record<string, unknown> = { method: c.method, path: c.path };
   const inQuery = c.params.filter((p) => p.in === 'query');
@@ -84,8 +89,12 @@ function mappingValue(c: ImportCapability): unknown {
   const inHeader = c.params.filter((p) => p.in === 'header');
   const readish = c.method === 'GET' || c.method === 'DELETE';
   const renamed = (ps: ImportParam[]) => ps.some((p) => p.wire !== p.name);
-  if (inQuery.length && (!readish || renamed(inQuery) || inBody.length)) out.query = templates(inQuery);
-  if (inHeader.length) out.headers = templates(inHeader);
+  // Constants are written with the parameters of their part: writing `query` stops the terse rule placing them.
+  const fixedQuery = Object.keys(c.constants?.query ?? {}).length > 0;
+  if (fixedQuery) out.query = { ...literals(c.constants?.query), ...templates(inQuery) };
+  else if (inQuery.length && (!readish || renamed(inQuery) || inBody.length)) out.query = templates(inQuery);
+  if (inHeader.length || Object.keys(c.constants?.headers ?? {}).length)
+    out.headers = { ...literals(c.constants?.headers), ...templates(inHeader) };
   if (c.body_wrapper) out.body = { [c.body_wrapper]: templates(inBody) };
   else if (inBody.length && (readish || renamed(inBody))) out.body = templates(inBody);
   if (c.body_encoding) out.body_encoding = c.body_encoding;

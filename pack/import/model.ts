@@ -96,6 +96,12 @@ export interface ImportCapability {
   response: { path: string; total?: { header: string } | { path: string } };
   /** The key the request body wraps the body parameters under (`{"data": {...}}`), when it does. */
   body_wrapper?: string;
+  /**
+   * Values the mapping always sends (wire name -> value): the query a document's path key fixes
+   * (`/items?action=archive`) and required query or header parameters of one value
+   * (`X-Amz-Target: Svc.CreateKey`).
+   */
+  constants?: { query?: Record<string, string>; headers?: Record<string, string> };
   /** `METHOD /path (operationId)` of the source operation, for the report. */
   origin: string;
   /** Where `description` came from (meaning.ts), for the report. */
@@ -126,7 +132,7 @@ export const SKIP_REASONS = {
   method: 'HEAD, OPTIONS and TRACE operations are not imported',
   deprecated: 'the document marks it deprecated',
   no_json_answer: 'a read whose success answer declares no JSON object or rows (a file, text, or no schema)',
-  no_entity: 'a write whose path and answer belong to no resource svc reads',
+  no_entity: 'a write below no read resource with no JSON answer, no resource `{param}` in its path and no request body',
   singleton_read: 'a read of one object without an id parameter',
   parameter: 'a required parameter svc cannot map or send',
   body: 'a required request body svc cannot send (not JSON, a form or multipart; not an object; a file part)',

@@ -39,7 +39,14 @@ export interface Operation {
   bodyNotJson?: { required: boolean; types: string[] };
   /** Success response: its JSON schema (if any) and the names of its declared headers. */
   response: { status: string; schema?: Schema; headers: string[] };
-  /** `GET /pets/{id} (getPet)` */
+  /**
+   * What the document's path key carries besides a path: a query string (`/items?action=archive`,
+   * a Swagger path overloaded by a fixed query), sent as constant query values, and a fragment
+   * (`/#X-Amz-Target=Svc.CreateKey`, never sent on the wire), kept to name and classify the
+   * operation. `path` is the path alone.
+   */
+  fixed?: { query: Record<string, string>; fragment?: string; key: string };
+  /** `GET /pets/{id} (getPet)`, with the document's path key. */
   label: string;
   /** The document marks the operation `deprecated`. */
   deprecated?: true;
@@ -104,14 +111,32 @@ function successResponse(responses: unknown): Operation['response'] {
   return { status, ...(schema ? { schema } : {}), headers };
 }
 
+/**
+ * A document's path key split into the path sent, the query it fixes and its fragment:
+ * `/items?action=archive` -> `/items` with `{action: archive}`; `/#X-Amz-Target=Kms.CreateKey`
+ * -> `/` with the fragment `X-Amz-Target=Kms.CreateKey`.
+ */
+export function splitPathKey(key: string): { path: string; query: Record<string, string>; fragment?: string } {
+  const hash = key.indexOf('#');
+  const fragment = hash >= 0 ? key.slice(hash + 1) : undefined;
+  const noHash = hash >= 0 ? key.slice(0, hash) : key;
+  const q = noHash.indexOf('?');
+  const path = (q >= 0 ? noHash.slice(0, q) : noHash) || '/';
+  const query: Record<string, string> = {};
+  if (q >= 0) for (const [k, v] of new URLSearchParams(noHash.slice(q + 1))) if (k) query[k] = v;
+  return { path, query, ...(fragment ? { fragment } : {}) };
+}
+
 /** Every operation of `doc` (GET, POST, PUT, PATCH, DELETE), path-level parameters merged in. */
 export function collectOperations(doc: Schema): { ops: Operation[]; other: string[] } {
   const ops: Operation[] = [];
   const other: string[] = [];
-  for (const [path, item] of Object.entries(isObj(doc.paths) ? doc.paths : {})) {
+  for (const [key, item] of Object.entries(isObj(doc.paths) ? doc.paths : {})) {
     if (!isObj(item)) continue;
+    const { path, query, fragment } = splitPathKey(key);
+    const fixed = path !== key ? { query, ...(fragment ? { fragment } : {}), key } : undefined;
     const shared = params(item.parameters);
-    for (const m of ['head', 'options', 'trace']) if (isObj(item[m])) other.push(`${m.toUpperCase()} ${path}`);
+    for (const m of ['head', 'options', 'trace']) if (isObj(item[m])) other.push(`${m.toUpperCase()} ${key}`);
     for (const method of METHODS) {
       const op: unknown = item[method];
       if (!isObj(op)) continue;
@@ -133,7 +158,8 @@ export function collectOperations(doc: Schema): { ops: Operation[]; other: strin
           ? { bodyNotJson: { required: rb.required === true, types: Object.keys(isObj(rb.content) ? rb.content : {}) } }
           : {}),
         response: successResponse(op.responses),
-        label: `${method.toUpperCase()} ${path}${id ? ` (${id})` : ''}`,
+        ...(fixed ? { fixed } : {}),
+        label: `${method.toUpperCase()} ${key}${id ? ` (${id})` : ''}`,
         ...(op.deprecated === true ? { deprecated: true as const } : {}),
       });
     }
@@ -161,6 +187,11 @@ export function filterOperations(ops: Operation[], include: string[], exclude: s
   const inc = include.map(globToRegExp);
   const exc = exclude.map(globToRegExp);
   const hit = (res: RegExp[], op: Operation) =>
-    res.some((r) => r.test(op.path) || (op.operationId !== undefined && r.test(op.operationId)));
+    res.some(
+      (r) =>
+        r.test(op.path) ||
+        (op.fixed !== undefined && r.test(op.fixed.key)) ||
+        (op.operationId !== undefined && r.test(op.operationId)),
+    );
   return ops.filter((op) => (inc.length === 0 || hit(inc, op)) && !hit(exc, op));
 }

@@ -5,7 +5,8 @@
  * one (`{"data": {...}}`; deeper objects are JSON values, sent as nested fields in a form). A
  * parameter that cannot be mapped, or an optional one the document marks `deprecated`, is dropped;
  * a file part of a form or multipart body is left out (svc sends text fields). When a required one
- * cannot be mapped or sent, the whole operation is skipped (the returned `problem`).
+ * cannot be mapped or sent, the whole operation is skipped (the returned `problem`). A required
+ * query or header parameter that admits one value is a constant of the mapping, not a parameter.
  */
 import { valueFits } from '../check-type.js';
 import type { TypeSpec } from '../cgs.js';
@@ -26,6 +27,22 @@ export interface ParamResult {
   problem?: Pick<Skipped, 'reason' | 'why'>;
   /** The key the request body wraps the body parameters under (envelopes.ts bodyWrapper). */
   bodyWrapper?: string;
+  /**
+   * Required query and header parameters that admit one value (an `enum` of one, a `const`):
+   * not parameters an agent passes, but values the mapping always sends (wire name -> value).
+   */
+  constants: { query: Record<string, string>; headers: Record<string, string> };
+}
+
+/**
+ * The one value a required parameter admits (`enum: [Svc.CreateKey]`, `const: 2`), as sent on the
+ * wire; undefined when it admits more (or none).
+ */
+export function constantOf(p: OpParam): string | undefined {
+  if (!p.required) return undefined;
+  const s = p.schema;
+  const one: unknown = 'const' in s ? s.const : Array.isArray(s.enum) && s.enum.length === 1 ? s.enum[0] : undefined;
+  return typeof one === 'string' || typeof one === 'number' || typeof one === 'boolean' ? String(one) : undefined;
 }
 
 /**
@@ -44,6 +61,7 @@ export function buildParams(
   const params: ImportParam[] = [];
   const dropped: string[] = [];
   const files: string[] = [];
+  const constants: ParamResult['constants'] = { query: {}, headers: {} };
   const add: Add = (wire, where, schema, required, desc, name, how) => {
     const built = paramOf(wire, where, schema, required, desc, how);
     if (typeof built === 'string') {
@@ -66,7 +84,7 @@ export function buildParams(
             ? camelName(singular(before)) + 'Id'
             : paramName(p.name);
       const problem = add(p.name, 'path', p.schema, true, p.description, name, p);
-      if (problem) return { params, dropped, files, problem: { reason: 'parameter', why: problem } };
+      if (problem) return { params, dropped, files, constants, problem: { reason: 'parameter', why: problem } };
     } else if (p.in === 'query' || p.in === 'header') {
       if (p.in === 'query' && owned.has(p.name)) continue;
       if (p.deprecated && !p.required) {
@@ -74,21 +92,27 @@ export function buildParams(
         continue;
       }
       if (p.in === 'header' && /^(accept|content-type|authorization)$/i.test(p.name)) continue;
+      const fixed = constantOf(p);
+      if (fixed !== undefined) {
+        constants[p.in === 'query' ? 'query' : 'headers'][p.name] = fixed;
+        continue;
+      }
       const problem = add(p.name, p.in, p.schema, p.required, p.description, paramName(p.name), p);
-      if (problem) return { params, dropped, files, problem: { reason: 'parameter', why: problem } };
+      if (problem) return { params, dropped, files, constants, problem: { reason: 'parameter', why: problem } };
     } else if (p.required)
       return {
         params,
         dropped,
         files,
+        constants,
         problem: { reason: 'parameter', why: `required ${p.in} parameter \`${p.name}\`` },
       };
     else dropped.push(`${p.name} (${p.in} parameter)`);
   }
   const body = bodyParams(op, names, add, { params, dropped, files }, keepReadOnly);
-  if (body) return { params, dropped, files, problem: body };
+  if (body) return { params, dropped, files, constants, problem: body };
   const wrapper = op.body ? bodyWrapper(op.body.schema) : undefined;
-  return wrapper ? { params, dropped, files, bodyWrapper: wrapper } : { params, dropped, files };
+  return { params, dropped, files, constants, ...(wrapper ? { bodyWrapper: wrapper } : {}) };
 }
 
 type Add = (

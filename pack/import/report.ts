@@ -138,6 +138,27 @@ function bodyLine(c: ImportCatalog): string[] {
 }
 
 /**
+ * The values each mapping always sends (a query its path key fixes, a required parameter of one
+ * value), and the fragments of path keys, which are never sent.
+ */
+function constantLines(c: ImportCatalog): string[] {
+  const sent = c.capabilities.flatMap((k) => [
+    ...Object.entries(k.constants?.query ?? {}).map(([n, v]) => `\`${k.name}\` query \`${n}=${v}\``),
+    ...Object.entries(k.constants?.headers ?? {}).map(([n, v]) => `\`${k.name}\` header \`${n}: ${v}\``),
+  ]);
+  const cut = c.capabilities.filter((k) => /^[A-Z]+ [^ ]*#/.test(k.origin)).map((k) => `\`${k.name}\``);
+  const out: string[] = [];
+  if (sent.length)
+    out.push(
+      `Constants (sent on every call, not parameters: a query the path key fixes, a required parameter of one value): ${sent.join(', ')}.`,
+      '',
+    );
+  if (cut.length)
+    out.push(`Path fragments (\`#...\`, never sent; the mapping's path is the path alone): ${cut.join(', ')}.`, '');
+  return out;
+}
+
+/**
  * `## Parameters`: the constraints and lists carried over (counts), the lists sent comma-joined,
  * how request bodies are encoded, and each keyword of the document the catalog cannot say (the vendor still checks it).
  */
@@ -161,7 +182,7 @@ function parameterSection(c: ImportCatalog): string[] {
       `${comma.length ? `: ${comma.join(', ')}` : ''}.`,
     '',
   );
-  out.push(...bodyLine(c), '');
+  out.push(...bodyLine(c), '', ...constantLines(c));
   if (left.length === 0) return [...out, 'Every constraint of the document was carried over.'];
   out.push(
     'Not carried over (the catalog cannot say it; the vendor still checks it):',
