@@ -6,14 +6,22 @@
  */
 import { type EntityTable, lastLiteral } from './entities.js';
 import { bodyWrapper, rowResult, type RowResult } from './envelopes.js';
-import type { CapabilityKind, ImportCapability, ImportEntity, ImportLog, ImportParam, Skipped } from './model.js';
+import type {
+  CapabilityKind,
+  ImportCapability,
+  ImportEntity,
+  ImportLog,
+  ImportParam,
+  ImportType,
+  Skipped,
+} from './model.js';
 import { fieldNamedBy, idParamName } from './ids.js';
 import { meaningOf } from './meaning.js';
-import { NameSet, camelName, pascalName } from './names.js';
+import { NameSet, camelName, pascalName, singular } from './names.js';
 import type { Operation } from './operations.js';
 import { detectPaging } from './pagination.js';
-import { buildParams } from './params.js';
-import { objectShape } from './schema.js';
+import { buildParams, paramName } from './params.js';
+import { objectShape, strip, toType, type Schema } from './schema.js';
 
 /** `/breweries/{id}/beers` -> `/breweries/{}/beers`: the shape of a path. */
 export const shapeOf = (path: string) => path.replace(/\{[^}]*\}/g, '{}').replace(/\/+$/, '');
@@ -93,7 +101,7 @@ const NO_JSON: Skip = {
 };
 const NO_ENTITY: Skip = {
   reason: 'no_entity',
-  why: 'no entity: neither its path nor its response belongs to a listed or fetched resource',
+  why: 'no entity: it is below no listed or fetched resource, answers no JSON row, names no resource by a `{param}` of its path and writes no request body with properties',
 };
 
 type Skip = Pick<Skipped, 'reason' | 'why'>;
@@ -125,8 +133,13 @@ function classify(
   const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) });
   const responseEntity = rr ? table.known(rr.schema) : undefined;
   const at = enclosing(op.path, shapes);
+  // A POST whose name says it only reads, answering rows, is a query (of a new entity if need be).
+  if (op.method === 'post' && rr?.returns === 'rows' && readsByName(actionName(op) ?? '')) {
+    const rows = responseEntity ?? adopt(table, rr.schema, op, 'the rows');
+    if (rows) return { kind: 'query', entity: rows, returns: 'rows', rr };
+  }
   const entity = at?.entity ?? responseEntity;
-  if (!entity) return NO_ENTITY;
+  if (!entity) return detached(op, rr, table);
   const exact = at !== undefined && at.shape === shapeOf(op.path);
   const returns = responseEntity === entity && rr?.returns === 'row' ? 'row' : 'none';
   // A write answering its row (wrapped or not) reads it where it is; one answering nothing reads nothing.
@@ -135,13 +148,6 @@ function classify(
     at && at.shape.endsWith('{}')
       ? lastParam(op.path.split('/').slice(0, at.shape.split('/').length).join('/'))
       : undefined;
-  if (
-    op.method === 'post' &&
-    rr?.returns === 'rows' &&
-    responseEntity &&
-    /search|query|find|list/i.test(lastLiteral(op.path) ?? '')
-  )
-    return { kind: 'query', entity: responseEntity, returns: 'rows', rr };
   const own = itemOwn ?? rowOf(op.path, entity, shapes);
   if (op.method === 'post' && exact && !endsWithParam(op.path))
     return { kind: 'create', entity, returns, ...answer, ...(own ? { own } : {}) };
@@ -154,6 +160,131 @@ function classify(
   return { kind: 'action', entity, returns, ...answer, ...(own ? { own } : {}) };
 }
 
+/**
+ * The name an operation gives itself: the last word of its fragment (`/#X-Amz-Target=Kms.ListKeys`
+ * -> `ListKeys`, the RPC convention of one path for every call), else its path's last literal.
+ */
+export function actionName(op: Operation): string | undefined {
+  const f = op.fixed?.fragment;
+  const word = f?.includes('=') ? /([A-Za-z][\w-]*)$/.exec(f.slice(f.indexOf('=') + 1))?.[1] : undefined;
+  return word ?? lastLiteral(op.path);
+}
+
+const wordsOf = (s: string) =>
+  s
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w);
+
+/** Words that make a `get...`/`describe...` name a write (`getOrCreateKey`, `getAndResetToken`). */
+const WRITE_WORDS = new Set(
+  'create update delete put set add remove insert upsert generate reset rotate start stop run send cancel or and new'.split(
+    ' ',
+  ),
+);
+
+/**
+ * Whether an operation's name says it only reads: `search`, `query`, `find` or `list` in it
+ * (`/pets/findByStatus`, `ListKeys`), or a first word `get` or `describe` and no word of a write
+ * (`DescribeInstances`, `getUsers`; not `getOrCreateKey`).
+ */
+export function readsByName(name: string): boolean {
+  if (/search|query|find|list/i.test(name)) return true;
+  const words = wordsOf(name);
+  return (words[0] === 'get' || words[0] === 'describe') && !words.some((w) => WRITE_WORDS.has(w));
+}
+
+/**
+ * The entity of a row schema that no read returns (a write's answer, a POST query's rows, a
+ * request body), created on first sight: an inline schema is named from the operation, its id
+ * settled like a read's (`id`, else `<entity>Id`, else a field named `...Id`/`..._id`, else the
+ * first field), and the report says where it came from.
+ */
+function adopt(table: EntityTable, schema: Schema, op: Operation, what: string): ImportEntity | undefined {
+  const before = table.list.length;
+  const entity = table.entityFor(schema, op.path, pascalName(singular(actionName(op) ?? 'item')));
+  if (!entity || table.list.length === before) return entity;
+  entity.source = `${entity.source.startsWith('#') ? entity.source : 'inline schema'}: ${what} of \`${op.label}\` (no read returns it)`;
+  const fields = [...entity.fields.keys()];
+  const own = entity.name.toLowerCase();
+  entity.id =
+    fields.find((f) => f === 'id') ??
+    fields.find((f) => [`${own}id`, `${own}_id`].includes(f.toLowerCase())) ??
+    fields.find((f) => /(^|_)id$|[a-z0-9]I[dD]$/.test(f)) ??
+    fields[0]!;
+  return entity;
+}
+
+/**
+ * A write below no read resource, whose entity the document does not give by a read: (a) the
+ * entity of its answer when that is a JSON row or rows; else (b) the resource its path names,
+ * the literal before its last `{param}` (`.../databases/{databaseName}/failover` -> Database, id
+ * `databaseName`), on whose row it acts; else (c) the entity of its request body (the thing it
+ * writes). Kinds follow the method and path rules (a `PUT /xs/{x}` updates, a `DELETE /xs/{x}`
+ * deletes, a `POST /xs` answering an X creates); everything else is an action.
+ */
+function detached(op: Operation, rr: RowResult | undefined, table: EntityTable): Shape | Skip {
+  const segs = op.path.replace(/\/+$/, '').split('/');
+  const at = resourceAt(segs);
+  const last = at > 0 ? segs[at]!.slice(1, -1) : undefined;
+  const literal = at > 0 ? segs[at - 1] : undefined;
+  const named = literal ? pascalName(singular(literal.replace(/\.\w+$/, ''))) : undefined;
+  const onRow = at === segs.length - 1;
+  const answer = rr
+    ? adopt(table, rr.schema, op, rr.returns === 'rows' ? 'the rows answered' : 'the answer')
+    : undefined;
+  if (answer && rr) {
+    const ownsPath = onRow && named === answer.name;
+    const own = ownsPath ? last : undefined;
+    if (rr.returns === 'row' && op.method === 'post' && !op.fixed && !endsWithParam(op.path) && lastLiteral(op.path))
+      if (pascalName(singular(lastLiteral(op.path)!)) === answer.name)
+        return { kind: 'create', entity: answer, returns: 'row', rr };
+    if (own && rr.returns === 'row' && (op.method === 'put' || op.method === 'patch'))
+      return { kind: 'update', entity: answer, returns: 'row', rr, own };
+    if (own && op.method === 'delete') return { kind: 'delete', entity: answer, returns: 'none', own };
+    return { kind: 'action', entity: answer, returns: rr.returns, rr, ...(own ? { own } : {}) };
+  }
+  if (named && last !== undefined) {
+    const p = op.params.find((x) => x.in === 'path' && x.name === last);
+    const type: ImportType = (p && toType(p.schema)) ?? { type: 'string' };
+    const prefix = segs.slice(0, at + 1).join('/');
+    const entity = table.forPath(
+      named,
+      paramName(last),
+      strip(type),
+      `the path \`${prefix}\` of \`${op.label}\` (no read returns it: its id is the path parameter)`,
+    );
+    if (onRow && (op.method === 'put' || op.method === 'patch'))
+      return { kind: 'update', entity, returns: 'none', own: last };
+    if (onRow && op.method === 'delete') return { kind: 'delete', entity, returns: 'none', own: last };
+    return { kind: 'action', entity, returns: 'none', own: last };
+  }
+  const body = op.body ? requestRow(op.body.schema) : undefined;
+  const written = body ? adopt(table, body, op, 'the request body') : undefined;
+  if (written) return { kind: 'action', entity: written, returns: 'none' };
+  return NO_ENTITY;
+}
+
+/**
+ * The index of the path segment holding the id of the resource a path names: the last `{param}`
+ * right after a literal and not followed by another `{param}` (`/agents/{agentNum}/reload`,
+ * `/databases/{databaseName}`; in `/set/{port}/{protocol}` the values are arguments); -1 if none.
+ */
+function resourceAt(segs: string[]): number {
+  const param = (s: string | undefined) => s !== undefined && /^\{[^}]+\}$/.test(s);
+  for (let i = segs.length - 1; i > 1; i--)
+    if (param(segs[i]) && segs[i - 1] && !param(segs[i - 1]) && !param(segs[i + 1])) return i;
+  return -1;
+}
+
+/** The object a request body writes (inside its wrapper), when it has properties. */
+function requestRow(schema: Schema): Schema | undefined {
+  const wrapper = bodyWrapper(schema);
+  const inner = wrapper ? objectShape(schema).props.get(wrapper)! : schema;
+  return objectShape(inner).props.size > 0 ? inner : undefined;
+}
+
 /** Whether the request body (inside its wrapper, if it has one) has the property `field`. */
 function bodyHas(op: Operation, field: string): boolean {
   if (!op.body) return false;
@@ -163,11 +294,15 @@ function bodyHas(op: Operation, field: string): boolean {
   return inner.has(field);
 }
 
-/** Capability name: the operationId in camelCase, else method and path words. */
+/**
+ * Capability name: the operationId in camelCase, else method and path words, then the values the
+ * path key fixes (`POST /items?action=archive` -> postItemsArchive) or its fragment's name.
+ */
 function baseName(op: Operation): string {
   if (op.operationId) return camelName(op.operationId);
   const words = op.path.split('/').filter((s) => s && !s.startsWith('{'));
-  return op.method + words.map((w) => pascalName(w)).join('');
+  const fixed = op.fixed ? [...Object.values(op.fixed.query), ...(op.fixed.fragment ? [actionName(op)!] : [])] : [];
+  return op.method + [...words, ...fixed].map((w) => pascalName(w)).join('');
 }
 
 /** Every capability that can be mapped; the rest is logged as skipped. */
@@ -267,6 +402,12 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
   );
   const meaning = meaningOf(op);
   const comma = commaLists(params);
+  const query = { ...op.fixed?.query, ...built.constants.query };
+  const headers = built.constants.headers;
+  const constants = {
+    ...(Object.keys(query).length ? { query } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+  };
   return {
     name: '',
     ...(comma ? { array_style: 'comma' as const } : {}),
@@ -283,6 +424,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     ...(paging?.sort ? { sort: paging.sort } : {}),
     response: { path: s.rr?.path ?? '', ...(paging?.total ? { total: paging.total } : {}) },
     ...(built.bodyWrapper ? { body_wrapper: built.bodyWrapper } : {}),
+    ...(Object.keys(constants).length ? { constants } : {}),
     origin: op.label,
     meaning_from: meaning.from,
   };

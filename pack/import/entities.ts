@@ -23,23 +23,31 @@ export class EntityTable {
   private readonly bySchema = new Map<Schema, ImportEntity>();
   private readonly byInline = new Map<string, ImportEntity>();
   private readonly names = new NameSet();
+  /** Schemas already found to have no usable field (logged once). */
+  private readonly fieldless = new Set<Schema>();
   constructor(
     private readonly components: Map<Schema, string>,
     private readonly log: ImportLog,
   ) {}
 
-  /** The entity of a row schema returned at `path`, created on first sight. */
-  entityFor(schema: Schema, path: string): ImportEntity | undefined {
+  /**
+   * The entity of a row schema returned at `path`, created on first sight; an inline schema is
+   * named `inline` when given (an RPC operation's name), else from the path.
+   */
+  entityFor(schema: Schema, path: string, inline?: string): ImportEntity | undefined {
     const known = this.bySchema.get(schema);
-    if (known) return known;
+    if (known || this.fieldless.has(schema)) return known;
     const component = this.components.get(schema);
-    const inlineName = pascalName(singular(lastLiteral(path) ?? 'item'));
+    const inlineName = inline ?? pascalName(singular(lastLiteral(path) ?? 'item'));
     if (!component) {
       const seen = this.byInline.get(inlineName);
       if (seen) return seen;
     }
     const entity = this.build(schema, component ? pascalName(component) : inlineName, component, path);
-    if (!entity) return undefined;
+    if (!entity) {
+      this.fieldless.add(schema);
+      return undefined;
+    }
     this.bySchema.set(schema, entity);
     if (!component) this.byInline.set(inlineName, entity);
     return entity;
@@ -63,6 +71,26 @@ export class EntityTable {
 
   byName(name: string): ImportEntity | undefined {
     return this.list.find((e) => e.name === name);
+  }
+
+  /**
+   * The entity of a resource no read returns, known only by its path (`/databases/{databaseName}`
+   * -> Database): its one field is the id, named and typed from the path parameter. An entity of
+   * that name already found is that resource.
+   */
+  forPath(name: string, id: string, type: ImportType, source: string): ImportEntity {
+    const seen = this.byName(name);
+    if (seen) return seen;
+    const entity: ImportEntity = {
+      name: this.names.take(name),
+      description: '',
+      id,
+      fields: new Map([[id, type]]),
+      relations: [],
+      source,
+    };
+    this.list.push(entity);
+    return entity;
   }
 
   private build(schema: Schema, base: string, component: string | undefined, path: string) {
