@@ -95,7 +95,9 @@ function mappingValue(c: ImportCapability): unknown {
   else if (inQuery.length && (!readish || renamed(inQuery) || inBody.length)) out.query = templates(inQuery);
   if (inHeader.length || Object.keys(c.constants?.headers ?? {}).length)
     out.headers = { ...literals(c.constants?.headers), ...templates(inHeader) };
-  if (c.body_wrapper) out.body = { [c.body_wrapper]: templates(inBody) };
+  const whole = inBody.find((p) => p.wire === '');
+  if (whole) out.body = `{${whole.name}}`;
+  else if (c.body_wrapper) out.body = { [c.body_wrapper]: templates(inBody) };
   else if (inBody.length && (readish || renamed(inBody))) out.body = templates(inBody);
   if (c.body_encoding) out.body_encoding = c.body_encoding;
   if (c.array_style) out.array_style = c.array_style;

@@ -36,6 +36,7 @@ export type ParamIn = 'path' | 'query' | 'header' | 'body';
 
 export interface ImportParam {
   name: string;
+  /** The wire name; `''` for a body parameter that is the whole request body (a JSON list or value). */
   wire: string;
   in: ParamIn;
   /** For a `many` parameter, the type of one item. */
@@ -132,7 +133,8 @@ export const SKIP_REASONS = {
   method: 'HEAD, OPTIONS and TRACE operations are not imported',
   deprecated: 'the document marks it deprecated',
   no_json_answer: 'a read whose success answer declares no JSON object or rows (a file, text, or no schema)',
-  no_entity: 'a write below no read resource with no JSON answer, no resource `{param}` in its path and no request body',
+  no_entity:
+    'a write below no read resource with no JSON answer, no resource `{param}` in its path and no request body',
   singleton_read: 'a read of one object without an id parameter',
   parameter: 'a required parameter svc cannot map or send',
   body: 'a required request body svc cannot send (not JSON, a form or multipart; not an object; a file part)',

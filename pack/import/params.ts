@@ -238,6 +238,14 @@ function bodyParams(
   const wrapper = bodyWrapper(op.body.schema);
   const outer = objectShape(op.body.schema).props;
   const { props, required } = objectShape(wrapper ? outer.get(wrapper)! : op.body.schema);
+  // A JSON body that is a list or a value (`[{...}]`, `"text"`) is one parameter, sent as the whole body.
+  const whole = op.body.encoding === 'json' && props.size === 0 ? toType(op.body.schema) : undefined;
+  if (whole && whole.type !== 'object') {
+    const name = names.has('body') ? 'requestBody' : 'body';
+    return add('', 'body', op.body.schema, op.body.required, op.body.schema.description, name)
+      ? { reason: 'body', why: `the ${kind} request body (a ${whole.type}) cannot be sent as one parameter` }
+      : undefined;
+  }
   if (props.size === 0) {
     if (op.body.required) return { reason: 'body', why: `the ${kind} request body is not an object with properties` };
     dropped.push('request body (not an object with properties)');

@@ -75,6 +75,11 @@ t.test('writes with no read get the entity of their answer, their path or their 
   t.same(names(seal), ['vaultName']);
   t.match(cap(cgs, 'deleteVault'), { kind: 'delete', entity: 'Vault', id_param: 'vaultName' });
 
+  const labels = cap(cgs, 'setVaultLabels');
+  t.same(names(labels), ['vaultName', 'body'], 'a JSON body that is a list is one parameter');
+  t.match(labels.params[1], { name: 'body', type: 'array', items: { type: 'string' }, required: true });
+  t.equal(labels.http.body, '{body}', 'sent as the whole body');
+
   const revoke = cap(cgs, 'postCertificatesRevoke');
   t.match(revoke, { kind: 'action', entity: 'Certificate', returns: 'row' }, 'a fixed query makes no create');
   t.match(revoke.http, { method: 'POST', path: '/certificates', query: { action: 'revoke' } });
@@ -113,6 +118,7 @@ t.test('the imported RPC action sends its constant header, no fragment, and read
         ? { json: { Secret: secret } }
         : { status: 400, json: { message: `unknown target ${String(req.headers['x-vault-target'])}` } },
     'POST /v1/vaults/main/seal': { status: 202, json: {} },
+    'PUT /v1/vaults/main/labels': { json: {} },
   });
   t.teardown(() => vendor.close());
   const stack = await startStack(t, {
@@ -138,4 +144,17 @@ t.test('the imported RPC action sends its constant header, no fragment, and read
   t.equal(s.status, 200, s.text);
   const [sealed] = vendor.hits('/v1/vaults/main/seal', 'POST');
   t.equal(sealed!.url, '/v1/vaults/main/seal?api-version=2024-01-01', 'the constant query is sent');
+
+  const l = await runProgram(
+    stack.url,
+    path,
+    'key-vault:setVaultLabels(vaultName="main", body=["red", "blue"])',
+    'force=true',
+    {
+      accept: 'application/json',
+    },
+  );
+  t.equal(l.status, 200, l.text);
+  const [labelled] = vendor.hits('/v1/vaults/main/labels', 'PUT');
+  t.same(JSON.parse(labelled!.body), ['red', 'blue'], 'the list parameter is the whole JSON body');
 });
