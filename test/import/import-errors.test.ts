@@ -81,7 +81,7 @@ t.test('svc import openapi: exit 0 with the five files, 1 on bad input, 2 on usa
   const out = mkdtempSync(join(tmpdir(), 'svc-import-out-'));
   const ok = await svcOnce(t, ['import', 'openapi', join(OPENAPI, 'petstore.json'), '--out', out]);
   t.equal(ok.code, 0, ok.stderr);
-  t.match(ok.stdout, /^imported swagger-petstore: 3 entities, 14 capabilities, \d+ skipped/);
+  t.match(ok.stdout, /^imported swagger-petstore: 3 entities, 16 capabilities, \d+ skipped/);
   t.same(readdirSync(out).sort(), [
     'capabilities.yaml',
     'catalog.yaml',
