@@ -224,5 +224,3 @@ export interface Cgs {
 
 /** Safe identifier for entry ids: lower-case letter first, then lower-case letters, digits, `_`, `-`. */
 export const ENTRY_ID_PATTERN = /^[a-z][a-z0-9_-]{0,62}$/;
-/** Names of entities, fields, relations, capabilities and parameters. */
-export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
