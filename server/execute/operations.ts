@@ -5,6 +5,7 @@
  */
 import type { ProgressEvent } from '../../runtime/progress.js';
 import { SESSION_HOLDS, type OpDescriptor, type OpState } from './state.js';
+import type { OpMeta } from './outcome.js';
 
 export type Sign = '+' | '~' | '=' | '!' | 'x' | '?';
 
@@ -93,8 +94,8 @@ export function terminalSign(state: OpState): Sign {
   return state === 'succeeded' ? '!' : state === 'cancelled' ? 'x' : state === 'failed' ? '?' : '~';
 }
 
-/** `_meta.svc.op`: `n` handle, `~` sign, `s` state, `l` the line, `r` run artifact id (when ended). */
-export function opMeta(op: OpDescriptor, sign: Sign, line: string): Record<string, string> {
+/** `_meta.svc.op` of an operation (outcome.ts OpMeta). */
+export function opMeta(op: OpDescriptor, sign: Sign, line: string): OpMeta {
   return { n: op.handle, '~': sign, s: op.state, l: line, ...(op.run_id ? { r: op.run_id } : {}) };
 }
 
