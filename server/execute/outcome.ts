@@ -104,9 +104,16 @@ export interface TaughtOutcome extends OutcomeBase {
   extra: TeachingFields;
 }
 
-/** Any other answer: a run's results, a dry-run, an operation started or reported on. */
+/** A background run accepted: its `+` line, and the operation in `meta.op`. */
+export interface StartedOutcome extends OutcomeBase {
+  kind: 'started';
+  meta: SvcMeta & { op: OpMeta };
+  extra?: undefined;
+}
+
+/** Any other answer: a run's results, a dry-run, a report on an operation. */
 export interface PlainOutcome extends OutcomeBase {
-  kind: OutcomeKind;
+  kind: 'report' | 'result';
   extra?: undefined;
 }
 
@@ -114,4 +121,4 @@ export interface PlainOutcome extends OutcomeBase {
  * What the execute core answers. A surface switches on `kind` (and reads `extra`, the teaching
  * fields, only where a teaching answer has them).
  */
-export type Outcome = CreatedOutcome | TaughtOutcome | PlainOutcome;
+export type Outcome = CreatedOutcome | TaughtOutcome | StartedOutcome | PlainOutcome;
