@@ -105,6 +105,7 @@ export const cgsSchema = {
           entity: name,
           description: str,
           id_param: name,
+          singleton: { const: true },
           at_least_one: { type: 'array', items: name, uniqueItems: true },
           returns: { enum: ['rows', 'row', 'none'] },
           params: {

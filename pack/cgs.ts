@@ -186,6 +186,12 @@ export interface Capability {
   /** Parameter that takes the id of the row the capability acts on (get, update, delete, action). */
   id_param?: string;
   /**
+   * Set on a `get` that reads the one row its path answers, without an id (`GET /user`,
+   * `GET /repos/{owner}/{repo}/readme`): never the entity symbol's get, it has an `m#` of its own.
+   * Absent = false (never written as false, so catalogs written before it keep their hash).
+   */
+  singleton?: true;
+  /**
    * Parameters of which a call must give at least one (an update that changes nothing is refused).
    * Always written for `update` (default: its optional parameters but the id; `[]` turns it off).
    */
