@@ -83,6 +83,8 @@ export interface ImportCapability {
   /** Set when the document's request body is a form or multipart (absent: JSON, or no body). */
   body_encoding?: 'form' | 'multipart';
   kind: CapabilityKind;
+  /** Set on a get of the one row its path answers, without an id (`GET /user`). */
+  singleton?: true;
   entity: string;
   description: string;
   returns: 'rows' | 'row' | 'none';
@@ -127,7 +129,6 @@ export const SKIP_REASONS = {
   deprecated: 'the document marks it deprecated',
   no_json_answer: 'a read whose success answer declares no JSON object or rows (a file, text, or no schema)',
   no_entity: 'a write whose path and answer belong to no resource svc reads',
-  singleton_read: 'a read of one object without an id parameter',
   parameter: 'a required parameter svc cannot map or send',
   body: 'a required request body svc cannot send (not JSON, a form or multipart; not an object; a file part)',
   file_part: 'an optional file part of a form or multipart body (svc sends text fields)',

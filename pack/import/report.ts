@@ -39,7 +39,7 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
   out.push('## Entities', '', '| entity | id field | fields | relations | from |', '|---|---|---|---|---|');
   for (const e of c.entities)
     out.push(
-      `| ${e.name} | ${e.id} | ${e.fields.size} | ${e.relations.map((r) => `${r.name} -> ${r.target}`).join(', ') || '-'} | ${cell(e.source)} |`,
+      `| ${e.name} | ${e.id || '-'} | ${e.fields.size} | ${e.relations.map((r) => `${r.name} -> ${r.target}`).join(', ') || '-'} | ${cell(e.source)} |`,
     );
   out.push(
     '',
@@ -50,7 +50,7 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
   );
   for (const k of c.capabilities)
     out.push(
-      `| ${k.name} | ${k.kind}${k.pagination ? ` (${k.pagination.style} paging)` : ''} | ${k.entity} | \`${cell(k.origin)}\` | ${meaningCell(k)} |`,
+      `| ${k.name} | ${k.kind}${k.singleton ? ' (singleton)' : ''}${k.pagination ? ` (${k.pagination.style} paging)` : ''} | ${k.entity} | \`${cell(k.origin)}\` | ${meaningCell(k)} |`,
     );
   out.push('', ...envelopeSection(c));
   out.push('', ...parameterSection(c));
