@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { writeArtifacts } from '../../pack/index.js';
 import { startFaultVendor } from '../_helpers/fault-vendor.js';
 import { importAndPack } from '../_helpers/import.js';
-import { codeOf, openSession, runProgram, startStack, PACKED, type Answer } from '../_helpers/server.js';
+import { call, codeOf, openSession, runProgram, startStack, PACKED, type Answer } from '../_helpers/server.js';
 
 type Row = Record<string, unknown>;
 
@@ -123,6 +123,20 @@ t.test('live: singleton reads through the svc server against the vendor', async 
   const limit = sym('Requests left this hour');
   t.same(ok(t, await run(`${limit}()`), 'rate limit'), [rate]);
   t.equal(vendor.hits('/repos/ada/engine/readme', 'GET').length, 1, 'the path parameters are in the URL');
+  const model = await call(stack.url, '/v1/registry/desk/tool-model?focus=single&entity=User');
+  t.equal(model.status, 200, model.text.slice(0, 300));
+  const verbs = (model.body.entities?.User?.verbs ?? []) as Row[];
+  t.match(
+    verbs.find((v) => v.name === 'getMe'),
+    { kind: 'get', returns: 'row', default: false, singleton: true },
+    'the tool model says singleton',
+  );
+  t.match(
+    verbs.find((v) => v.name === 'getUser'),
+    { default: true, id_param: 'login' },
+  );
+  t.notOk('singleton' in (verbs.find((v) => v.name === 'getUser') ?? {}));
+
   rateShape = 'wrapped';
   const bad = await run(`${limit}()`);
   t.equal(bad.status, 502, bad.text.slice(0, 300));
