@@ -96,6 +96,31 @@ t.test('a singleton takes no id: missing path parameters and positional values a
   t.match(compile(`e1("octo").${sym('getMe')}()`), { kind: 'error', diagnostics: [{ code: 'not_on_row' }] });
 });
 
+t.test('an entity read only by a singleton points at it', async (t) => {
+  const rate = sym('getRateLimit')!;
+  t.match(compile('e4("x")'), {
+    kind: 'error',
+    diagnostics: [
+      {
+        code: 'unknown_argument',
+        message: /forge:RateLimit has no get capability to fetch one row by id/,
+        hint: `its one row has no id: read it with ${rate}()`,
+        span: { line: 1, col: 4 },
+      },
+    ],
+  });
+  t.match(compile('e3(owner="acme")'), {
+    kind: 'error',
+    diagnostics: [
+      {
+        code: 'unknown_argument',
+        message: /forge:Readme has no query or search capability/,
+        hint: `its one row has no id: read it with ${sym('getReadme')!}(owner="text", repo="text")`,
+      },
+    ],
+  });
+});
+
 t.test('the table teaches m#() forms; a singleton-only entity is read by its singleton', async (t) => {
   const table = renderWave(wave, registry, symbols);
   // A singleton-only entity's row and its singleton's row share the form: the last is the m# row.
