@@ -13,7 +13,7 @@
  * list (SKIP_REASONS), and any operation neither kept nor skipped ("unexplained", a bug); the
  * taught forms checked (each capability's example program, compiled by the teachability check)
  * and those failing; import + pack time per document. Targets: documents ≥ 98 %, operations
- * kept ≥ 90 %, forms 100 %, unexplained 0, the largest document up to 2.5 MiB under 5 s.
+ * kept ≥ 90 %, forms 100 %, unexplained 0, every document up to 2.5 MiB under 5 s.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -245,9 +245,9 @@ function figures(docs: DocFigures[], s: Settings, corpusSize: number, dir: strin
         actual: `${n(ops.unexplained)} unexplained operations, ${n(ops.unlisted)} skips with a reason not listed`,
       },
       {
-        target: `the largest document up to ${fmtBytes(TARGET.bigBytes)} imports + packs < ${TARGET.bigMs / 1000} s`,
-        pass: time.big !== undefined && time.big.outcome.ok && time.big.ms < TARGET.bigMs,
-        actual: time.big ? docLine(time.big) : 'no document in the sample',
+        target: `every document up to ${fmtBytes(TARGET.bigBytes)} imports + packs < ${TARGET.bigMs / 1000} s`,
+        pass: time.slowSmall.length === 0 && time.big !== undefined,
+        actual: `${n(time.slowSmall.length)} over${time.slowSmall.length ? `: ${time.slowSmall.slice(0, 3).map(docLine).join(', ')}` : ''}; the largest that imported: ${time.big ? docLine(time.big) : 'none'}`,
       },
     ],
   };
@@ -358,7 +358,11 @@ function timeFigures(docs: DocFigures[]) {
   const slowest = [...timed].sort((a, b) => b.ms - a.ms);
   const bySize = [...docs].sort((a, b) => b.bytes - a.bytes);
   const largest = bySize[0];
-  const big = bySize.find((d) => d.bytes <= TARGET.bigBytes);
+  const big = bySize.find((d) => d.bytes <= TARGET.bigBytes && d.outcome.ok);
+  // Documents up to the size of the target that took longer (a timeout counts; a crash is not a time).
+  const slowSmall = docs
+    .filter((d) => d.bytes <= TARGET.bigBytes && d.outcome.code !== 'crash' && d.ms >= TARGET.bigMs)
+    .sort((a, b) => b.ms - a.ms);
   const over = timed.filter((d) => d.ms >= TARGET.bigMs).length;
   const metrics: Metric[] = [
     {
@@ -370,8 +374,15 @@ function timeFigures(docs: DocFigures[]) {
     count(`documents over ${TARGET.bigMs / 1000} s`, over, slowest.slice(0, 3).map(docLine).join(', ')),
     ...(largest ? [{ label: 'largest document', value: largest.ms, unit: 'ms' as const, note: docLine(largest) }] : []),
     ...(big
-      ? [{ label: `largest ≤ ${fmtBytes(TARGET.bigBytes)}`, value: big.ms, unit: 'ms' as const, note: docLine(big) }]
+      ? [
+          {
+            label: `largest imported ≤ ${fmtBytes(TARGET.bigBytes)}`,
+            value: big.ms,
+            unit: 'ms' as const,
+            note: docLine(big),
+          },
+        ]
       : []),
   ];
-  return { metrics, big };
+  return { metrics, big, slowSmall };
 }
