@@ -124,11 +124,24 @@ interface PaginationCommon {
   /** Query parameter carrying the page size, when the vendor takes one. */
   size_param?: string;
 }
+/** Dot path of a boolean in the answer that is true while the vendor has more (`has_more`, `meta.has_more`). */
+interface HasMore {
+  has_more?: string;
+}
 export type Pagination =
-  | (PaginationCommon & { style: 'page'; page_param: string; first_page: number })
-  | (PaginationCommon & { style: 'offset'; offset_param: string })
-  | (PaginationCommon & { style: 'cursor'; cursor_param: string; next_cursor: string })
-  | (PaginationCommon & { style: 'link'; page_param?: string; first_page: number });
+  | (PaginationCommon & HasMore & { style: 'page'; page_param: string; first_page: number; omit_first_page?: true })
+  | (PaginationCommon & HasMore & { style: 'offset'; offset_param: string })
+  /** The cursor is the value at `next_cursor` in the answer, or the field `cursor_field` of the last row received (exactly one). */
+  | (PaginationCommon &
+      HasMore & { style: 'cursor'; cursor_param: string; next_cursor?: string; cursor_field?: string })
+  /** The next page's URL: from the `Link` header, or the value at `next_url` in the answer when declared. */
+  | (PaginationCommon & {
+      style: 'link';
+      page_param?: string;
+      first_page: number;
+      omit_first_page?: true;
+      next_url?: string;
+    });
 export type PaginationStyle = Pagination['style'];
 export const PAGINATION_STYLES: readonly PaginationStyle[] = ['page', 'offset', 'cursor', 'link'];
 
