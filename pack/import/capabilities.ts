@@ -232,7 +232,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
   );
   const paging =
     s.kind === 'query' && s.rr
-      ? detectPaging(op.params, op.response.headers, op.response.schema, s.rr.totalPath, fields)
+      ? detectPaging(op.params, op.response.headers, op.response.schema, s.rr.totalPath, fields, s.entity.id)
       : undefined;
   const keep = s.kind === 'update' && s.own === undefined ? s.entity.id : undefined;
   const ownName = s.own === undefined ? undefined : idParamName(s.own, s.entity);

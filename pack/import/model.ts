@@ -58,6 +58,10 @@ export interface ImportPagination {
   offset_param?: string;
   cursor_param?: string;
   next_cursor?: string;
+  cursor_field?: string;
+  has_more?: string;
+  next_url?: string;
+  omit_first_page?: true;
   first_page?: number;
   page_size?: number;
   max_page_size?: number;
