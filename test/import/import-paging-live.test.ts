@@ -3,7 +3,8 @@
  * server against a vendor on 127.0.0.1 that pages every list by at most 10 rows, whatever size is
  * asked: customers after the last row's id while `has_more`, events by an opaque token it refuses
  * empty or `0`, files by an absolute `nextLink`, messages by a relative `_links.next.href`, notes by
- * a page counter it refuses on the first request, with a total. For each, `limit=15` gives exactly
+ * a page counter it refuses on the first request, with a total, tags by a page counter from 0
+ * while `meta.has_more`, entries by `skip`/`take` while `hasMore`. For each, `limit=15` gives exactly
  * 15 rows and a `more` handle, and continuing gives the rest without a repeat; one vendor page
  * without a limit; a next URL on another origin is refused without a request.
  */
@@ -30,6 +31,8 @@ const events = numbered('kind');
 const files = numbered('name');
 const messages = numbered('text');
 const notes = numbered('body');
+const tags = numbered('label');
+const entries = numbered('memo');
 
 const size = (q: URLSearchParams, key: string) => Math.min(CAP, q.has(key) ? Number(q.get(key)) : CAP);
 const refuse = (message: string): Reply => ({ status: 400, json: { error: { message } } });
@@ -77,6 +80,16 @@ const vendor = await startFaultVendor({
     const at = (Number(page ?? 1) - 1) * n;
     return { json: { notes: notes.slice(at, at + n), total: ROWS } };
   },
+  'GET /tags': (req) => {
+    const n = size(req.query, 'size');
+    const at = Number(req.query.get('page') ?? 0) * n;
+    return { json: { tags: tags.slice(at, at + n), meta: { has_more: at + n < ROWS } } };
+  },
+  'GET /entries': (req) => {
+    const at = Number(req.query.get('skip') ?? 0);
+    const page = entries.slice(at, at + size(req.query, 'take'));
+    return { json: { entries: page, hasMore: at + page.length < ROWS } };
+  },
 });
 t.teardown(() => vendor.close());
 
@@ -89,7 +102,7 @@ const stack = await startStack(t, {
   catalogDir: dir,
   loadOptions: { backendOverrides: { ledger: vendor.url } },
 });
-const seeds = ['Customer', 'Event', 'File', 'Message', 'Note'].map((e) => `ledger:${e}`);
+const seeds = ['Customer', 'Event', 'File', 'Message', 'Note', 'Tag', 'Entry'].map((e) => `ledger:${e}`);
 const { path } = await openSession(stack.url, { entry_id: 'ledger', seeds });
 const run = (program: string) => runProgram(stack.url, path, program);
 
@@ -161,6 +174,19 @@ t.test('a page counter the first request leaves out, paged to the total', async 
   await limitAcrossPages(t, 'Note', notes);
   const reqs = vendor.hits('/notes').slice(before, before + 3);
   t.same(sent(reqs, 'page'), [null, '2', '3'], 'no page first (the vendor refuses page=1), then 2 and 3');
+});
+
+t.test('a page counter from 0 and an offset, each while the answer says has_more', async (t) => {
+  const before = vendor.hits('/tags').length;
+  await limitAcrossPages(t, 'Tag', tags);
+  t.same(sent(vendor.hits('/tags').slice(before, before + 3), 'page'), ['0', '1', '2']);
+  const e = vendor.hits('/entries').length;
+  await limitAcrossPages(t, 'Entry', entries);
+  t.same(
+    sent(vendor.hits('/entries').slice(e, e + 3), 'skip'),
+    ['0', '10', '20'],
+    'each offset after the rows received',
+  );
 });
 
 t.test('a next URL on another origin is refused, and nothing is sent there', async (t) => {

@@ -3,7 +3,7 @@
  * documents): the id of the last row with `has_more` (`starting_after`), opaque tokens from the
  * answer (`nextPageToken`, AWS `NextToken`, a string `offset` from `next_page.offset`, Slack's
  * `response_metadata.next_cursor`), next URLs in the body (`nextLink`, `_links.next.href`), a page
- * counter the first request leaves out, a `has_more` flag beside a page counter; the parameters
+ * counter the first request leaves out, a `has_more` flag beside a page counter and an offset; the parameters
  * paging owns are no capability parameters, the report names each convention, and the pack check
  * refuses a cursor without its source.
  */
@@ -68,6 +68,12 @@ t.test('each list gets its paging convention', async (t) => {
     has_more: 'meta.has_more',
   });
   t.notOk('omit_first_page' in cap('listTags').http.pagination!, 'a page with a default is sent');
+  t.match(cap('listEntries').http.pagination, {
+    style: 'offset',
+    offset_param: 'skip',
+    size_param: 'take',
+    has_more: 'hasMore',
+  });
   for (const c of cgs.capabilities.filter((x) => x.kind === 'query')) t.ok(c.http.pagination, `${c.name} pages`);
 });
 
@@ -76,7 +82,8 @@ t.test('the parameters paging owns are no capability parameters', async (t) => {
   t.same(names('listCustomers'), ['ending_before', 'email']);
   t.same(names('listInvoices'), [], 'NextToken and its other spelling nextToken are both paging');
   t.same(names('listFiles'), [], '$top and $skip: the next URL carries the position');
-  for (const n of ['listEvents', 'listTasks', 'listLogs', 'listNotes', 'listTags']) t.same(names(n), [], n);
+  for (const n of ['listEvents', 'listTasks', 'listLogs', 'listNotes', 'listTags', 'listEntries'])
+    t.same(names(n), [], n);
 });
 
 t.test('the report names the convention of each list', async (t) => {
