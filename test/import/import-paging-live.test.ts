@@ -40,8 +40,8 @@ const refuse = (message: string): Reply => ({ status: 400, json: { error: { mess
 const tokenOf = (offset: number) => Buffer.from(`events:${offset}`).toString('base64url');
 const offsetOf = (token: string) => /^events:(\d+)$/.exec(Buffer.from(token, 'base64url').toString())?.[1];
 
-/** Set by the origin test: files answer a next URL on another origin (localhost for 127.0.0.1). */
-let foreign = false;
+/** Set by the refusal tests: files answer a next URL on another origin (localhost for 127.0.0.1), or a bare token. */
+let fileNext: 'url' | 'foreign' | 'token' = 'url';
 const vendor = await startFaultVendor({
   'GET /customers': (req) => {
     const after = req.query.get('starting_after');
@@ -63,8 +63,9 @@ const vendor = await startFaultVendor({
     const at = Number(req.query.get('$skiptoken') ?? 0);
     const value = files.slice(at, at + size(req.query, '$top'));
     const end = at + value.length;
-    const origin = foreign ? vendor.url.replace('127.0.0.1', 'localhost') : vendor.url;
-    return { json: { value, ...(end < ROWS ? { nextLink: `${origin}/files?$skiptoken=${end}` } : {}) } };
+    const origin = fileNext === 'foreign' ? vendor.url.replace('127.0.0.1', 'localhost') : vendor.url;
+    const nextLink = fileNext === 'token' ? `skip${end}` : `${origin}/files?$skiptoken=${end}`;
+    return { json: { value, ...(end < ROWS ? { nextLink } : {}) } };
   },
   'GET /messages': (req) => {
     const at = Number(req.query.get('after') ?? 0);
@@ -189,18 +190,22 @@ t.test('a page counter from 0 and an offset, each while the answer says has_more
   );
 });
 
-t.test('a next URL on another origin is refused, and nothing is sent there', async (t) => {
-  foreign = true;
-  t.teardown(() => {
-    foreign = false;
+for (const [mode, what] of [
+  ['foreign', 'on another origin'],
+  ['token', 'that is a bare word, no URL'],
+] as const)
+  t.test(`a next URL ${what} is refused, and nothing is sent there`, async (t) => {
+    fileNext = mode;
+    t.teardown(() => {
+      fileNext = 'url';
+    });
+    const before = vendor.requests.length;
+    const a = await run('ledger:File(limit=15)[id]');
+    t.equal(codeOf(a), 'vendor_bad_response', `refused: ${a.text.slice(0, 300)}`);
+    t.match(a.text, /another origin or an invalid URL/);
+    t.same(
+      vendor.requests.slice(before).map((r) => r.url),
+      ['/files?%24top=15'],
+      'one request: the first page only',
+    );
   });
-  const before = vendor.requests.length;
-  const a = await run('ledger:File(limit=15)[id]');
-  t.equal(codeOf(a), 'vendor_bad_response', `refused: ${a.text.slice(0, 300)}`);
-  t.match(a.text, /another origin/);
-  t.same(
-    vendor.requests.slice(before).map((r) => r.url),
-    ['/files?%24top=15'],
-    'one request: the first page only',
-  );
-});
