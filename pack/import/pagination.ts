@@ -225,7 +225,7 @@ function pagination(
   const link = headers.some((h) => h.toLowerCase() === 'link');
   if (url !== undefined || link) {
     own(c.page, c.size, c.offset, ...c.cursors, ...SLICE.map((n) => find(params, [n])));
-    if (url !== undefined) return { style: 'link', next_url: url, first_page: 1, ...sz };
+    if (url !== undefined) return { style: 'link', next_url: url, ...sz };
     return { style: 'link', ...pageParam(c.page), ...sz };
   }
   // 3. The id of the last row received, while the answer says it has more (or pages come full).
