@@ -24,13 +24,14 @@ import {
 } from '../pack/index.js';
 import { median } from './harness.js';
 
-const texts = (files: Record<string, string>) =>
+export const texts = (files: Record<string, string>) =>
   Object.entries(files)
     .filter(([n]) => n.endsWith('.yaml'))
     .map(([file, text]) => ({ file, text }));
 
 /** The check the CLI passes to importOpenApi: compileSource's diagnostics with the teachability check. */
-const packCheck = (files: Record<string, string>) => compileSource(texts(files), [teachabilityCheck]).diagnostics;
+export const packCheck = (files: Record<string, string>) =>
+  compileSource(texts(files), [teachabilityCheck]).diagnostics;
 
 export interface Imported {
   api: string;

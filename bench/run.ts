@@ -30,10 +30,11 @@ const BENCHMARKS: Record<string, Loader> = {
   replicas: () => import('./replicas.bench.js'),
   credentials: () => import('./credentials.bench.js'),
   graph: () => import('./graph.bench.js'),
+  'import-corpus': () => import('./import-corpus.bench.js'),
 };
 
 /** Run only when a filter names them exactly (too slow for the default run). */
-const OPT_IN = new Set(['hotpath-memory']);
+const OPT_IN = new Set(['hotpath-memory', 'import-corpus']);
 
 function environment(): string {
   const cpu = cpus();

@@ -3,8 +3,7 @@
  * (pinned by `cgs_hash`), entities and capabilities by their real names and arguments by wire
  * names, so one program yields one commit id on every surface.
  */
-import { sha256Hex } from '../common/canonical.js';
-import { planJson } from './plan-json.js';
+import { canonicalJson, sha256Hex } from '../common/canonical.js';
 import type { CapabilityKind, JsonValue, SortOrder } from '../pack/cgs.js';
 
 /** Bumped on any change of the plan format; part of the commit id. */
@@ -109,11 +108,11 @@ export interface Review {
 }
 
 /**
- * The content-addressed commit id: sha256 of the canonical JSON of {version, steps, bind, return}
- * (written by `planJson`, the same bytes as `canonicalJson` without its sorted copy).
+ * The content-addressed commit id: sha256 of the canonical JSON of {version, steps, bind, return}.
  */
 export function planCommitId(plan: Plan): string {
-  return sha256Hex(planJson(plan));
+  const { version, steps, bind, return: ret } = plan;
+  return sha256Hex(canonicalJson({ version, steps, bind, return: ret }));
 }
 
 /** Catalog pins of a plan: api -> cgs_hash. */

@@ -11,7 +11,7 @@ import type { PlanArg, PlanStep } from './plan.js';
 import { parseTemplate } from '../pack/template.js';
 import { LIMIT_ARG, ORDER_ARG, SORT_ARG } from './resolve-options.js';
 import type { ResolveState, Shape } from './resolve-state.js';
-import { defaultReads } from './symbols.js';
+import { defaultReads, singletonRead } from './symbols.js';
 import { exampleLiteral } from './values.js';
 
 /** The default reads of an entity, by its capability list (registries never change a list they gave out). */
@@ -50,7 +50,7 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
         'unknown_argument',
         positional[0]!.span,
         `${api}:${entity.name} has no get capability to fetch one row by id`,
-        'list rows with filters instead',
+        singletonHint(st, api, entity) ?? 'list rows with filters instead',
       );
     return buildStep(st, api, entity, reads.get, call, named, { [reads.get.id_param!]: positional[0]! });
   }
@@ -73,7 +73,9 @@ export function resolveEntityCall(st: ResolveState, api: string, entity: Entity,
       'unknown_argument',
       call.span,
       `${api}:${entity.name} has no query or search capability`,
-      reads.get ? `fetch one row by id: ${call.name.text}("<id>")` : 'use one of its m# capabilities',
+      reads.get
+        ? `fetch one row by id: ${call.name.text}("<id>")`
+        : (singletonHint(st, api, entity) ?? 'use one of its m# capabilities'),
     );
   // Report against the capability that takes the most of the given names.
   const best = [reads.query, reads.search]
@@ -140,6 +142,15 @@ function pathScope(st: ResolveState, cap: Capability, from: PlanStep, args: Arg[
     if (arg && !args.some((a) => a.name?.text === name)) out[name] = arg;
   }
   return out;
+}
+
+/** `its one row has no id: read it with m3()`, for an entity that has a singleton get (`GET /user`). */
+function singletonHint(st: ResolveState, api: string, entity: Entity): string | undefined {
+  const one = singletonRead(st.opts.registry, api, entity.name);
+  if (!one) return undefined;
+  const req = one.params.filter((p) => p.required).map((p) => `${p.name}=${exampleLiteral(p)}`);
+  const head = st.opts.symbols?.capabilitySymbol(api, one.name)?.sym ?? `${api}:${one.name}`;
+  return `its one row has no id: read it with ${head}(${req.join(', ')})`;
 }
 
 function score(c: Capability, names: string[]): number {

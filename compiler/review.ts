@@ -3,11 +3,10 @@
  * flow warnings; the number of remote-mutation steps; an upper bound of the vendor calls it makes
  * (against a budget); a short account of the DAG. Linear in the plan's size.
  */
-import type { Capability, JsonValue } from '../pack/cgs.js';
+import type { Capability } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
 import { DEFAULT_MAX_VENDOR_CALLS } from './limits.js';
 import type { FlowWarning, Plan, PlanArg, PlanNest, PlanStep, Review } from './plan.js';
-import { jsonString } from './plan-json.js';
 
 /** A list step asking for more rows than this is an unbounded list. */
 export const REVIEW_MAX_ROWS = 1000;
@@ -122,14 +121,7 @@ function describeNest(n: PlanNest): string {
 }
 
 function arg(v: PlanArg): string {
-  return 'lit' in v ? literal(v.lit) : `${v.ref.step}.${v.ref.field}`;
-}
-
-/** `JSON.stringify(v)`, with the common cases (a plain string, a boolean) written directly. */
-function literal(v: JsonValue): string {
-  if (typeof v === 'string') return jsonString(v);
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  return JSON.stringify(v);
+  return 'lit' in v ? JSON.stringify(v.lit) : `${v.ref.step}.${v.ref.field}`;
 }
 
 /** One line per step; the bindings and returns of every step are looked up once, not per step. */

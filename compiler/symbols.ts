@@ -56,7 +56,10 @@ export interface SymbolTableJson {
 
 const key = (api: string, name: string) => `${api}:${name}`;
 
-/** Which read capabilities an entity expression `eN(...)` uses; the rest get `m#` symbols. */
+/**
+ * Which read capabilities an entity expression `eN(...)` uses; the rest get `m#` symbols. A
+ * singleton get (`GET /user`) is never the entity's get: `e1("id")` keeps meaning a get by id.
+ */
 export function defaultReads(
   registry: Registry,
   api: string,
@@ -65,9 +68,14 @@ export function defaultReads(
   const caps = registry.capabilitiesOf(api, entity);
   return {
     query: caps.find((c) => c.kind === 'query'),
-    get: caps.find((c) => c.kind === 'get'),
+    get: caps.find((c) => c.kind === 'get' && !c.singleton),
     search: caps.find((c) => c.kind === 'search'),
   };
+}
+
+/** The first singleton get of an entity (`GET /user`): the row its `m#` reads when it has no get by id. */
+export function singletonRead(registry: Registry, api: string, entity: string): Capability | undefined {
+  return registry.capabilitiesOf(api, entity).find((c) => c.singleton);
 }
 
 /** The relation binds every required parameter of the capability it follows (a follow needs no more). */
@@ -128,7 +136,8 @@ export class SymbolTable {
     const out = new Set<string>();
     for (const e of this.entities) {
       const entity = registry.entity(e.api, e.entity);
-      if (!entity || !defaultReads(registry, e.api, e.entity).get) continue;
+      if (!entity || !(defaultReads(registry, e.api, e.entity).get ?? singletonRead(registry, e.api, e.entity)))
+        continue;
       for (const rel of entity.relations) {
         const cap = registry.capability(e.api, rel.capability);
         if (cap && READ_KINDS.has(cap.kind) && bindsRequired(rel, cap)) out.add(key(e.api, cap.name));

@@ -5,7 +5,7 @@
  */
 import type { Capability, Entity, FieldDef, ParamDef } from '../pack/cgs.js';
 import type { Registry } from '../pack/registry.js';
-import { bindsRequired, defaultReads, type SymbolTable, type Wave } from './symbols.js';
+import { bindsRequired, defaultReads, singletonRead, type SymbolTable, type Wave } from './symbols.js';
 import { describeType, exampleId, exampleIdValue, exampleLiteral } from './values.js';
 import { DEFAULT_MAX_FANOUT } from './resolve.js';
 import { capabilityConstraintText, paramConstraintText } from './constraint-text.js';
@@ -51,7 +51,7 @@ export function waveRows(wave: Wave, registry: Registry, symbols: SymbolTable): 
   const rows: TeachingRow[] = [];
   for (const e of wave.entities) {
     const entity = registry.entity(e.api, e.entity);
-    if (entity) rows.push(entityRow(e.sym, e.api, entity, registry));
+    if (entity) rows.push(entityRow(e.sym, e.api, entity, registry, symbols));
   }
   for (const r of wave.relations) {
     const row = relationRow(r.sym, r.api, r.entity, r.relation, registry, symbols);
@@ -97,7 +97,7 @@ function relationRow(
   if (sort) parts.push(sort);
   return {
     sym,
-    form: `${from}(${rowId(registry, api, entityName)}).${relationMember(rel.name, sym)}${args}[..]`,
+    form: `${rowHead(registry, symbols, api, entityName) ?? `${from}(${rowId(registry, api, entityName)})`}.${relationMember(rel.name, sym)}${args}[..]`,
     meaning: parts.join(' | '),
   };
 }
@@ -125,6 +125,29 @@ function rowId(registry: Registry, api: string, entity: string, fill?: (p: Param
   return [fill ? exampleIdValue(p) : exampleId(p), ...more.map((x) => `${x.name}=${fill ? fill(x) : '$'}`)].join(', ');
 }
 
+/**
+ * `m3()`, `m3(owner=$, repo=$)`: the call reading the one row of an entity that has no get by id
+ * but a singleton get with an `m#` (`fill` gives example values instead of `$`); else undefined.
+ */
+function rowHead(
+  registry: Registry,
+  symbols: SymbolTable,
+  api: string,
+  entity: string,
+  fill?: (p: ParamDef) => string,
+): string | undefined {
+  if (defaultReads(registry, api, entity).get) return undefined;
+  const one = singletonRead(registry, api, entity);
+  const m = one && symbols.capabilitySymbol(api, one.name);
+  return one && m ? singletonCall(m.sym, one, fill) : undefined;
+}
+
+/** A singleton get's call with its required parameters: `m3()`, `m3(owner=$, repo=$)`. */
+function singletonCall(sym: string, cap: Capability, fill?: (p: ParamDef) => string): string {
+  const req = cap.params.filter((p) => p.required);
+  return `${sym}(${req.map((p) => `${p.name}=${fill ? fill(p) : '$'}`).join(', ')})`;
+}
+
 function fieldText(f: FieldDef, entity: Entity): string {
   const t = f.type === 'string' ? '' : f.type === 'enum' ? `=${describeType(f)}` : `:${describeType(f)}`;
   return `${f.name}${t}${f.name === entity.id_field && f.name !== 'id' ? ' (id)' : ''}`;
@@ -150,8 +173,10 @@ function paramText(p: ParamDef, entity: Entity | undefined): string {
   return `${p.name}${t}${rule ? ` ${rule}` : ''}${p.default !== undefined ? ` (default ${JSON.stringify(p.default)})` : ''}${needs}`;
 }
 
-function entityRow(sym: string, api: string, entity: Entity, registry: Registry): TeachingRow {
+function entityRow(sym: string, api: string, entity: Entity, registry: Registry, symbols: SymbolTable): TeachingRow {
   const reads = defaultReads(registry, api, entity.name);
+  // Without a get by id, the entity's one row is its singleton's (`one: m3()`).
+  const one = rowHead(registry, symbols, api, entity.name);
   const parts = [`${api}:${entity.name}${entity.description ? `: ${entity.description}` : ''}`];
   let form: string;
   if (reads.query) {
@@ -175,9 +200,10 @@ function entityRow(sym: string, api: string, entity: Entity, registry: Registry)
       .map((p) => `${p.name}=$`)
       .join(', ')})[..]`;
   } else {
-    form = `${sym}("<id>")[..]`;
+    form = one ?? `${sym}("<id>")[..]`;
   }
   if (reads.get) parts.push(`one: ${sym}(${rowId(registry, api, entity.name)})`);
+  else if (one && form !== one) parts.push(`one: ${one}`);
   if (reads.search && reads.query)
     parts.push(
       `search: ${sym}(${reads.search.params
@@ -219,12 +245,13 @@ function capabilityRow(
   const esym = symbols.entitySymbol(api, cap.entity)?.sym ?? `${api}:${cap.entity}`;
   const form = onRow
     ? `${esym}(${rowId(registry, api, cap.entity)}).${call}`
-    : cap.returns === 'rows'
-      ? `${call}[..]`
-      : call;
-  const parts = [
-    `${cap.kind} ${esym}${cap.returns === 'none' ? ' (returns nothing)' : ''}${cap.description ? `: ${cap.description}` : ''}`,
-  ];
+    : cap.singleton
+      ? singletonCall(sym, cap)
+      : cap.returns === 'rows'
+        ? `${call}[..]`
+        : call;
+  const what = cap.singleton ? ' (the one row, no id)' : cap.returns === 'none' ? ' (returns nothing)' : '';
+  const parts = [`${cap.kind} ${esym}${what}${cap.description ? `: ${cap.description}` : ''}`];
   const entity = registry.entity(api, cap.entity);
   const noted = (ps: ParamDef[]) => ps.filter((p) => paramText(p, entity) !== p.name);
   if (noted(req).length)
@@ -291,7 +318,10 @@ function relationExample(api: string, cap: Capability, registry: Registry, symbo
     const from = symbols.entitySymbol(api, s.entity);
     if (!rel || !from || rel.capability !== cap.name) continue;
     if (!bindsRequired(rel, cap)) continue;
-    return `${from.sym}(${rowId(registry, api, s.entity, exampleLiteral)}).${relationMember(rel.name, s.sym)}`;
+    const head =
+      rowHead(registry, symbols, api, s.entity, exampleLiteral) ??
+      `${from.sym}(${rowId(registry, api, s.entity, exampleLiteral)})`;
+    return `${head}.${relationMember(rel.name, s.sym)}`;
   }
   return undefined;
 }

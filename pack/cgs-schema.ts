@@ -105,6 +105,7 @@ export const cgsSchema = {
           entity: name,
           description: str,
           id_param: name,
+          singleton: { const: true },
           at_least_one: { type: 'array', items: name, uniqueItems: true },
           returns: { enum: ['rows', 'row', 'none'] },
           params: {
@@ -150,6 +151,10 @@ export const cgsSchema = {
                   offset_param: { type: 'string', minLength: 1 },
                   cursor_param: { type: 'string', minLength: 1 },
                   next_cursor: str,
+                  cursor_field: str,
+                  has_more: str,
+                  next_url: str,
+                  omit_first_page: { const: true },
                 },
                 required: ['style', 'page_size', 'max_page_size'],
                 additionalProperties: false,

@@ -124,11 +124,24 @@ interface PaginationCommon {
   /** Query parameter carrying the page size, when the vendor takes one. */
   size_param?: string;
 }
+/** Dot path of a boolean in the answer that is true while the vendor has more (`has_more`, `meta.has_more`). */
+interface HasMore {
+  has_more?: string;
+}
 export type Pagination =
-  | (PaginationCommon & { style: 'page'; page_param: string; first_page: number })
-  | (PaginationCommon & { style: 'offset'; offset_param: string })
-  | (PaginationCommon & { style: 'cursor'; cursor_param: string; next_cursor: string })
-  | (PaginationCommon & { style: 'link'; page_param?: string; first_page: number });
+  | (PaginationCommon & HasMore & { style: 'page'; page_param: string; first_page: number; omit_first_page?: true })
+  | (PaginationCommon & HasMore & { style: 'offset'; offset_param: string })
+  /** The cursor is the value at `next_cursor` in the answer, or the field `cursor_field` of the last row received (exactly one). */
+  | (PaginationCommon &
+      HasMore & { style: 'cursor'; cursor_param: string; next_cursor?: string; cursor_field?: string })
+  /** The next page's URL: from the `Link` header, or the value at `next_url` in the answer when declared. */
+  | (PaginationCommon & {
+      style: 'link';
+      page_param?: string;
+      first_page: number;
+      omit_first_page?: true;
+      next_url?: string;
+    });
 export type PaginationStyle = Pagination['style'];
 export const PAGINATION_STYLES: readonly PaginationStyle[] = ['page', 'offset', 'cursor', 'link'];
 
@@ -186,6 +199,12 @@ export interface Capability {
   /** Parameter that takes the id of the row the capability acts on (get, update, delete, action). */
   id_param?: string;
   /**
+   * Set on a `get` that reads the one row its path answers, without an id (`GET /user`,
+   * `GET /repos/{owner}/{repo}/readme`): never the entity symbol's get, it has an `m#` of its own.
+   * Absent = false (never written as false, so catalogs written before it keep their hash).
+   */
+  singleton?: true;
+  /**
    * Parameters of which a call must give at least one (an update that changes nothing is refused).
    * Always written for `update` (default: its optional parameters but the id; `[]` turns it off).
    */
@@ -224,5 +243,3 @@ export interface Cgs {
 
 /** Safe identifier for entry ids: lower-case letter first, then lower-case letters, digits, `_`, `-`. */
 export const ENTRY_ID_PATTERN = /^[a-z][a-z0-9_-]{0,62}$/;
-/** Names of entities, fields, relations, capabilities and parameters. */
-export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -120,7 +120,8 @@ function checkKind(c: Capability, at: string, fail: Fail): void {
       suggestHint(c.id_param, names),
     );
   }
-  if ((c.kind === 'get' || c.kind === 'update' || c.kind === 'delete') && c.id_param === undefined) {
+  if (c.singleton) checkSingleton(c, at, fail);
+  else if ((c.kind === 'get' || c.kind === 'update' || c.kind === 'delete') && c.id_param === undefined) {
     fail(
       `${at}/kind`,
       'bad_capability',
@@ -150,6 +151,24 @@ function checkKind(c: Capability, at: string, fail: Fail): void {
       'add for example `q: {type: string, required: true}`',
     );
   }
+}
+
+/** `singleton: true` is a get of the one row its path answers: no other kind, no id parameter. */
+function checkSingleton(c: Capability, at: string, fail: Fail): void {
+  if (c.kind !== 'get')
+    fail(
+      `${at}/singleton`,
+      'bad_capability',
+      `${c.kind} capability \`${c.name}\` is marked singleton, which only a get can be`,
+      'remove `singleton: true`, or make it `kind: get` if it reads one row without an id',
+    );
+  else if (c.id_param !== undefined)
+    fail(
+      `${at}/id_param`,
+      'bad_capability',
+      `singleton get \`${c.name}\` has an id parameter \`${c.id_param}\``,
+      'a singleton reads the one row its path answers: remove `id_param`, or remove `singleton: true` to get a row by id',
+    );
 }
 
 function article(word: string): string {

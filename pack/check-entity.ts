@@ -4,6 +4,7 @@
  */
 import { suggestHint } from '../common/suggest.js';
 import type { Cgs, Entity } from './cgs.js';
+import { READ_KINDS } from './cgs.js';
 import { duplicates, type Fail, type Index, type KnownEntity } from './check-context.js';
 import { checkType } from './check-type.js';
 
@@ -20,7 +21,7 @@ export function checkEntity(
 ): void {
   const fieldNames = e.fields.map((f) => f.name);
   duplicates(fieldNames, `${at}/fields`, `field of ${e.name}:`, fail);
-  if (!fieldNames.includes(e.id_field) && !droppedField(e.id_field)) {
+  if (!fieldNames.includes(e.id_field) && !droppedField(e.id_field) && !singletonOnly(cgs, e)) {
     fail(
       `${at}/id_field`,
       'missing_id_field',
@@ -122,4 +123,16 @@ export function checkEntity(
         );
     }
   });
+}
+
+/**
+ * An entity read only as the one row of a singleton get (`GET /rate_limit`), with no list and no
+ * capability acting on one of its rows by id: its rows have no identity, so it needs no id field.
+ */
+function singletonOnly(cgs: Cgs, e: Entity): boolean {
+  const caps = cgs.capabilities.filter((c) => c.entity === e.name);
+  return (
+    caps.some((c) => c.singleton) &&
+    caps.every((c) => c.singleton || (!READ_KINDS.has(c.kind) && c.id_param === undefined))
+  );
 }

@@ -105,7 +105,7 @@ export function checkMapping(c: Capability, at: string, droppedParam: (n: string
     const need: Record<string, string[]> = {
       page: ['page_param'],
       offset: ['offset_param', 'size_param'],
-      cursor: ['cursor_param', 'next_cursor'],
+      cursor: ['cursor_param'],
       link: [],
     };
     for (const k of need[pg.style] ?? []) {
@@ -117,6 +117,13 @@ export function checkMapping(c: Capability, at: string, droppedParam: (n: string
           `add \`${k}:\` (the vendor's query parameter name) to pagination`,
         );
     }
+    if (pg.style === 'cursor' && (pg.next_cursor === undefined) === (pg.cursor_field === undefined))
+      fail(
+        `${hat}/pagination`,
+        'bad_mapping',
+        `cursor pagination of \`${c.name}\` needs ${pg.next_cursor === undefined ? 'one of' : 'only one of'} \`next_cursor\` and \`cursor_field\``,
+        'next_cursor: the dot path of the next cursor in the answer; cursor_field: the field of the last row that is the cursor (`id` for `starting_after`)',
+      );
     if (pg.max_page_size < pg.page_size)
       fail(
         `${hat}/pagination`,

@@ -24,7 +24,7 @@ export function normalizeCapability(
   at: string,
 ): Capability {
   const src: KeyPath = ['capabilities', name];
-  for (const k of ['kind', 'entity', 'id_param', 'returns']) cx.mark(`${at}/${k}`, f, [...src, k]);
+  for (const k of ['kind', 'entity', 'id_param', 'singleton', 'returns']) cx.mark(`${at}/${k}`, f, [...src, k]);
   cx.mark(`${at}/params`, f, [...src, 'params']);
   const kind = raw.kind as CapabilityKind;
   const params = normalizeParams(cx, raw.params, entity, f, [...src, 'params'], `${at}/params`);
@@ -50,7 +50,10 @@ export function normalizeCapability(
       `add \`${name}: GET /path\` (or an object with method and path) under \`mappings:\``,
     );
   }
-  const idParam = raw.id_param !== undefined ? text(raw.id_param) : defaultIdParam(kind, params, entity);
+  if (raw.singleton === true) cap.singleton = true;
+  // A singleton reads the one row its path answers: no parameter is its id unless one is written (an error).
+  const idParam =
+    raw.id_param !== undefined ? text(raw.id_param) : cap.singleton ? undefined : defaultIdParam(kind, params, entity);
   if (idParam !== undefined) cap.id_param = idParam;
   const atLeastOne = normalizeAtLeastOne(raw.at_least_one, cap);
   if (atLeastOne) cap.at_least_one = atLeastOne;

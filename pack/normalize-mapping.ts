@@ -16,10 +16,10 @@ export interface RawMapping {
 
 /** Keys each pagination style takes besides page_size, max_page_size and size_param. */
 export const PAGINATION_KEYS: Record<string, string[]> = {
-  page: ['page_param', 'first_page'],
-  offset: ['offset_param'],
-  cursor: ['cursor_param', 'next_cursor'],
-  link: ['page_param', 'first_page'],
+  page: ['page_param', 'first_page', 'omit_first_page', 'has_more'],
+  offset: ['offset_param', 'has_more'],
+  cursor: ['cursor_param', 'next_cursor', 'cursor_field', 'has_more'],
+  link: ['page_param', 'first_page', 'omit_first_page', 'next_url'],
 };
 
 /** Every file's mappings by capability name; a name mapped again is a `duplicate_name`. */
@@ -147,6 +147,8 @@ function normalizePagination(p: Obj): Pagination {
   };
   if (p.size_param !== undefined) common.size_param = p.size_param;
   for (const k of PAGINATION_KEYS[String(p.style)] ?? []) if (p[k] !== undefined) common[k] = p[k];
+  // `false` is the default and is not written, so a catalog that says it keeps the hash it had.
+  if (common.omit_first_page !== true) delete common.omit_first_page;
   if (p.style === 'page' || p.style === 'link') common.first_page = p.first_page ?? 1;
   return common as unknown as Pagination;
 }

@@ -15,7 +15,10 @@ const TemplateMap = Type.Union([Type.Record(Type.String(), Template), NameList],
 
 const Pagination = Type.Object(
   {
-    style: OneOf(PAGINATION_STYLES, 'page counter, offset/limit, cursor from the body, or Link rel="next" header.'),
+    style: OneOf(
+      PAGINATION_STYLES,
+      'page counter, offset/limit, cursor (from the body or the last row), or next URL (Link header or body).',
+    ),
     page_size: Type.Optional(Type.Integer({ minimum: 1 })),
     max_page_size: Type.Optional(Type.Integer({ minimum: 1 })),
     size_param: Type.Optional(Type.String({ minLength: 1 })),
@@ -24,6 +27,23 @@ const Pagination = Type.Object(
     offset_param: Type.Optional(Type.String({ minLength: 1 })),
     cursor_param: Type.Optional(Type.String({ minLength: 1 })),
     next_cursor: Type.Optional(Type.String({ description: 'Dot path of the next cursor in the response body.' })),
+    cursor_field: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'The cursor is this field of the last row received (`id` for `starting_after`), instead of next_cursor.',
+      }),
+    ),
+    has_more: Type.Optional(
+      Type.String({ minLength: 1, description: 'Dot path of a boolean in the body: true while the vendor has more.' }),
+    ),
+    next_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Dot path of the next page's URL in the body (`links.next`), instead of the Link header.",
+      }),
+    ),
+    omit_first_page: Type.Optional(Type.Boolean({ description: 'The first request sends no page_param.' })),
   },
   { additionalProperties: false },
 );

@@ -152,6 +152,12 @@ const Capability = Type.Object(
     entity: Name,
     description: Type.Optional(Description),
     id_param: Type.Optional(Name),
+    singleton: Type.Optional(
+      Type.Boolean({
+        description:
+          'A get that reads the one row its path answers, without an id parameter (GET /user); it gets an m# symbol of its own.',
+      }),
+    ),
     returns: Type.Optional(OneOf(['rows', 'row', 'none'])),
     at_least_one: Type.Optional(
       Type.Array(NameOf('A parameter of the capability.'), {

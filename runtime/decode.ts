@@ -2,7 +2,15 @@
  * Decoding vendor responses (pure): JSON with a JSON content type, rows or the row found where
  * the mapping says, totals, next-page markers, and values coerced to the declared field types.
  */
-import { READ_KINDS, type Capability, type Entity, type FieldDef, type JsonValue, type TypeSpec } from '../pack/cgs.js';
+import {
+  READ_KINDS,
+  type Capability,
+  type Entity,
+  type FieldDef,
+  type JsonValue,
+  type Pagination,
+  type TypeSpec,
+} from '../pack/cgs.js';
 import { headerOf, type HttpResponse } from './http-client.js';
 import { jsonDeeperThan, MAX_VENDOR_JSON_DEPTH } from './json-depth.js';
 import { rowShapeProblem } from './row-shape.js';
@@ -18,6 +26,8 @@ export type Decoded =
       totalIgnored?: string;
       nextCursor?: string;
       nextLink?: string;
+      /** The answer's `has_more` flag, when the pagination declares one and the answer carries a boolean there. */
+      hasMore?: boolean;
       body: unknown;
     }
   /** `code` is set when the answer is JSON in the right place but not rows of the entity. */
@@ -125,12 +135,32 @@ export function decodeResponse(cap: Capability, res: HttpResponse, entity?: Enti
     else if (raw !== undefined && raw !== null) out.totalIgnored = shownTotal(raw);
   }
   const pg = cap.http.pagination;
-  if (pg?.style === 'cursor') {
-    const c = atPath(parsed, pg.next_cursor);
+  if (pg) Object.assign(out, pageMarkers(pg, res, parsed, out.rows));
+  return out;
+}
+
+/**
+ * Where the answer says the next page is: a cursor (at `next_cursor` in the body, or the
+ * `cursor_field` of the last row), a next URL (at `next_url` in the body, or the `Link` header),
+ * and whether the vendor has more (the boolean at `has_more`). An empty string is no marker.
+ */
+function pageMarkers(
+  pg: Pagination,
+  res: HttpResponse,
+  body: unknown,
+  rows: Row[],
+): { nextCursor?: string; nextLink?: string; hasMore?: boolean } {
+  const out: { nextCursor?: string; nextLink?: string; hasMore?: boolean } = {};
+  if (pg.style === 'cursor') {
+    const c = pg.cursor_field !== undefined ? atPath(rows.at(-1), pg.cursor_field) : atPath(body, pg.next_cursor ?? '');
     if ((typeof c === 'string' && c !== '') || typeof c === 'number') out.nextCursor = String(c);
-  } else if (pg?.style === 'link') {
-    const l = nextLinkOf(headerOf(res, 'link'));
-    if (l) out.nextLink = l;
+  } else if (pg.style === 'link') {
+    const l = pg.next_url !== undefined ? atPath(body, pg.next_url) : nextLinkOf(headerOf(res, 'link'));
+    if (typeof l === 'string' && l !== '') out.nextLink = l;
+  }
+  if (pg.style !== 'link' && pg.has_more !== undefined) {
+    const more = atPath(body, pg.has_more);
+    if (typeof more === 'boolean') out.hasMore = more;
   }
   return out;
 }

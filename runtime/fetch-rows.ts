@@ -96,7 +96,13 @@ function withKeys(url: string, q: Record<string, string>): string {
   return u.toString();
 }
 
-function resolveLink(link: string, base: string): string {
+/**
+ * A next URL resolved against the URL that answered it. A body field (`next_url`) must hold a URL
+ * or a path (`https://...`, `/items?page=2`, `?page=2`): a bare word there is a token, not a page
+ * to follow, and is refused as an invalid URL.
+ */
+function resolveLink(link: string, base: string, fromBody: boolean): string {
+  if (fromBody && !/^(https?:\/\/|\/|\?)/i.test(link)) return INVALID_LINK;
   try {
     return new URL(link, base).toString();
   } catch {
@@ -186,7 +192,15 @@ export async function fetchRows(
     opts.onPage?.(out.rows.length, out.pages, out.calls);
     // A relative Link is resolved against the URL that answered it.
     const marker =
-      d.nextLink !== undefined ? { ...d, nextLink: withoutQueryKey(resolveLink(d.nextLink, sentUrl), entry) } : d;
+      d.nextLink !== undefined
+        ? {
+            ...d,
+            nextLink: withoutQueryKey(
+              resolveLink(d.nextLink, sentUrl, pg?.style === 'link' && pg.next_url !== undefined),
+              entry,
+            ),
+          }
+        : d;
     const next =
       pg && cap.returns === 'rows' ? nextPage(pg, size, at, rows.length, seen, out.total, marker) : undefined;
     if (!next || opts.limit === undefined || out.rows.length >= opts.limit) {

@@ -10,7 +10,7 @@ import type { Logger } from '../common/log.js';
 import { MemorySessionRepository } from './execute/memory-repository.js';
 import { localReplica, sharedReplica, type ReplicaOptions } from './execute/replica.js';
 import type { SessionRepository } from './execute/repository.js';
-import type { Limits } from './limits.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import type { SharedKv } from './kv.js';
 
 export interface SessionStore {
@@ -59,5 +59,8 @@ export async function sessionStoreFromEnv(
   return { sessions: repo, replica, kind: 'redis', shared: repo.kv(), close: () => repo.close() };
 }
 
-/** SPEC "Limits": running operations per session in a shared store's descriptor. */
-const SHARED_MAX_RUNNING_PER_SESSION = 16;
+/**
+ * SPEC "Limits": running operations per session in a shared store's descriptor; the default cap
+ * (DEFAULT_LIMITS) is also the most a shared descriptor holds.
+ */
+const SHARED_MAX_RUNNING_PER_SESSION = DEFAULT_LIMITS.maxRunningOpsPerSession;

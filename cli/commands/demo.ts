@@ -69,8 +69,8 @@ export function demoCommand(): Command {
         });
         const base = running.listening.url;
         const session = await running.app.service.open({ entry_id: 'brewery', intent: 'demo' }, '');
-        const ph = session.extra!.prompt_hash as string;
-        const sid = session.extra!.session as string;
+        const ph = session.extra.prompt_hash;
+        const sid = session.extra.session;
         process.stdout.write(
           [
             `demo vendor (json-server) on ${vendor.url}; catalogs packed into ${out} (removed on exit)`,

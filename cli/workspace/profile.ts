@@ -2,10 +2,9 @@
  * The profile `.svc/profiles/default.json`: `{"server": "<url>", "api_key"?: "<key>"}`. Written
  * with mode 0600 when it holds a key. Reading it also removes the legacy `.svc/cgs/` layout.
  */
-import type { ErrorCode } from '../../common/errors.js';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { TERMINAL_EXIT, TerminalError, usageError } from '../terminal/errors.js';
+import { usageError } from '../terminal/errors.js';
 import { normalizeServer, paths, workspaceRoot } from './paths.js';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:7311';
@@ -87,6 +86,3 @@ export function removeLegacyLayout(root: string): void {
   rmSync(legacy, { recursive: true, force: true });
   process.stderr.write(`svc: removed the old workspace layout ${legacy} (no migration; run \`svc context\` again)\n`);
 }
-
-export const serverError = (code: ErrorCode, message: string, hint?: string) =>
-  new TerminalError(code, message, hint, TERMINAL_EXIT.server);

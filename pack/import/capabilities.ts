@@ -1,6 +1,7 @@
 /**
  * Capabilities from operations, by method and path shape: `GET /xs` a query, `GET /xs/{id}` a
- * get, `POST /xs` a create, `PUT`/`PATCH /xs/{id}` an update, `DELETE /xs/{id}` a delete; other
+ * get, a GET of one object without an id at the end of its path (`GET /user`) a singleton get,
+ * `POST /xs` a create, `PUT`/`PATCH /xs/{id}` an update, `DELETE /xs/{id}` a delete; other
  * operations are actions (or queries, for a read-only POST search returning rows) on the entity
  * of the nearest enclosing resource path.
  */
@@ -86,15 +87,6 @@ function rowOf(path: string, entity: ImportEntity, shapes: Map<string, ImportEnt
   return undefined;
 }
 
-/**
- * Why a singleton read is skipped: the catalog format has no read kind returning one row without
- * an id parameter (pack/check-capability.ts: a get needs one, a query or search returns a list;
- * runtime/decode.ts reads a list from a query), and an action would turn a read into a write.
- */
-const SINGLETON: Skip = {
-  reason: 'singleton_read',
-  why: 'a singleton GET (one object, no id at the end of its path): the catalog has no read for it (a `get` needs an id parameter, a `query` returns a list, an `action` is a write)',
-};
 const NO_JSON: Skip = {
   reason: 'no_json_answer',
   why: 'the response is not a JSON object or a list of objects with named properties',
@@ -113,6 +105,8 @@ interface Shape {
   rr?: RowResult;
   /** Wire name of the path parameter holding the entity's id. */
   own?: string;
+  /** A get of the one row its path answers (`GET /user`): no id, its path parameters are ordinary. */
+  singleton?: true;
 }
 
 function classify(
@@ -127,7 +121,8 @@ function classify(
       const own = rowOf(op.path, read.entity, shapes);
       return { kind: 'query', entity: read.entity, returns: 'rows', rr: read.rr, ...(own ? { own } : {}) };
     }
-    if (!endsWithParam(op.path)) return SINGLETON;
+    if (!endsWithParam(op.path))
+      return { kind: 'get', entity: read.entity, returns: 'row', rr: read.rr, singleton: true };
     return { kind: 'get', entity: read.entity, returns: 'row', rr: read.rr, own: lastParam(op.path) };
   }
   const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) });
@@ -339,8 +334,15 @@ function settleIds(ops: Operation[], reads: Map<Operation, Read>): void {
   // A get whose parameter names a field wins over an earlier one that names none (by tag, then by id).
   for (const { e, p } of gets) if (!e.id) e.id = fieldNamedBy(p, e) ?? '';
   for (const { e } of gets) if (!e.id) e.id = e.fields.has('id') ? 'id' : '';
-  for (const r of reads.values())
-    if (!r.entity.id) r.entity.id = r.entity.fields.has('id') ? 'id' : [...r.entity.fields.keys()][0]!;
+  // An entity read only by singleton gets (`GET /rate_limit`) keeps no id unless it has `id`:
+  // its rows have no identity (docs/authoring.md, Singleton gets).
+  for (const r of reads.values()) if (!r.entity.id && r.entity.fields.has('id')) r.entity.id = 'id';
+  for (const r of reads.values()) if (!r.entity.id && !isSingleton(r)) r.entity.id = [...r.entity.fields.keys()][0]!;
+}
+
+/** A read of one row at a path that does not end with a parameter. */
+function isSingleton(r: Read): boolean {
+  return r.rr.returns === 'row' && !endsWithParam(r.op.path);
 }
 
 /**
@@ -365,7 +367,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
   );
   const paging =
     s.kind === 'query' && s.rr
-      ? detectPaging(op.params, op.response.headers, op.response.schema, s.rr.totalPath, fields)
+      ? detectPaging(op.params, op.response.headers, op.response.schema, s.rr.totalPath, fields, s.entity.id)
       : undefined;
   const keep = s.kind === 'update' && s.own === undefined ? s.entity.id : undefined;
   const ownName = s.own === undefined ? undefined : idParamName(s.own, s.entity);
@@ -413,6 +415,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     ...(comma ? { array_style: 'comma' as const } : {}),
     ...(op.body && op.body.encoding !== 'json' ? { body_encoding: op.body.encoding } : {}),
     kind: s.kind,
+    ...(s.singleton ? { singleton: true as const } : {}),
     entity: s.entity.name,
     description: meaning.text,
     returns: s.returns,

@@ -45,7 +45,8 @@ function paramValue(p: ImportParam, entity: ImportEntity): unknown {
 function entityValue(e: ImportEntity): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (e.description) out.description = e.description;
-  out.id = e.id;
+  // An entity read only by singleton gets may have no id (docs/authoring.md, Singleton gets).
+  if (e.id) out.id = e.id;
   out.fields = Object.fromEntries([...e.fields].map(([k, t]) => [k, typeValue(t)]));
   if (e.relations.length)
     out.relations = Object.fromEntries(
@@ -64,7 +65,7 @@ function entityValue(e: ImportEntity): Record<string, unknown> {
 }
 
 function capabilityValue(c: ImportCapability, entity: ImportEntity): Record<string, unknown> {
-  const out: Record<string, unknown> = { kind: c.kind, entity: c.entity };
+  const out: Record<string, unknown> = { kind: c.kind, ...(c.singleton ? { singleton: true } : {}), entity: c.entity };
   if (c.description) out.description = c.description;
   const byKind = { query: 'rows', get: 'row', create: 'row', update: 'row', action: 'row', delete: 'none' }[c.kind];
   if (c.returns !== byKind) out.returns = c.returns;

@@ -59,6 +59,10 @@ export interface ImportPagination {
   offset_param?: string;
   cursor_param?: string;
   next_cursor?: string;
+  cursor_field?: string;
+  has_more?: string;
+  next_url?: string;
+  omit_first_page?: true;
   first_page?: number;
   page_size?: number;
   max_page_size?: number;
@@ -84,6 +88,8 @@ export interface ImportCapability {
   /** Set when the document's request body is a form or multipart (absent: JSON, or no body). */
   body_encoding?: 'form' | 'multipart';
   kind: CapabilityKind;
+  /** Set on a get of the one row its path answers, without an id (`GET /user`). */
+  singleton?: true;
   entity: string;
   description: string;
   returns: 'rows' | 'row' | 'none';
@@ -135,7 +141,6 @@ export const SKIP_REASONS = {
   no_json_answer: 'a read whose success answer declares no JSON object or rows (a file, text, or no schema)',
   no_entity:
     'a write below no read resource with no JSON answer, no resource `{param}` in its path and no request body',
-  singleton_read: 'a read of one object without an id parameter',
   parameter: 'a required parameter svc cannot map or send',
   body: 'a required request body svc cannot send (not JSON, a form or multipart; not an object; a file part)',
   file_part: 'an optional file part of a form or multipart body (svc sends text fields)',

@@ -12,7 +12,7 @@ const reads = (caps: ImportCapability[], entity: string, kind: 'get' | 'query') 
 
 /** The entity's teachable get: its first get, taking only the id. */
 function getOf(caps: ImportCapability[], e: ImportEntity): ImportCapability | undefined {
-  const g = reads(caps, e.name, 'get')[0];
+  const g = reads(caps, e.name, 'get').find((c) => !c.singleton);
   return g && g.id_param && g.params.filter((p) => p.required).length === 1 ? g : undefined;
 }
 

@@ -5,7 +5,14 @@
  */
 import { authEnv } from './auth.js';
 import { CONSTRAINT_KEYS } from '../cgs.js';
-import { SKIP_REASONS, type ImportCapability, type ImportCatalog, type ImportLog, type SkipReason } from './model.js';
+import {
+  SKIP_REASONS,
+  type ImportCapability,
+  type ImportCatalog,
+  type ImportLog,
+  type ImportPagination,
+  type SkipReason,
+} from './model.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -39,7 +46,7 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
   out.push('## Entities', '', '| entity | id field | fields | relations | from |', '|---|---|---|---|---|');
   for (const e of c.entities)
     out.push(
-      `| ${e.name} | ${e.id} | ${e.fields.size} | ${e.relations.map((r) => `${r.name} -> ${r.target}`).join(', ') || '-'} | ${cell(e.source)} |`,
+      `| ${e.name} | ${e.id || '-'} | ${e.fields.size} | ${e.relations.map((r) => `${r.name} -> ${r.target}`).join(', ') || '-'} | ${cell(e.source)} |`,
     );
   out.push(
     '',
@@ -50,7 +57,7 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
   );
   for (const k of c.capabilities)
     out.push(
-      `| ${k.name} | ${k.kind}${k.pagination ? ` (${k.pagination.style} paging)` : ''} | ${k.entity} | \`${cell(k.origin)}\` | ${meaningCell(k)} |`,
+      `| ${k.name} | ${k.kind}${k.singleton ? ' (singleton)' : ''}${k.pagination ? ` (${cell(pagingText(k.pagination))})` : ''} | ${k.entity} | \`${cell(k.origin)}\` | ${meaningCell(k)} |`,
     );
   out.push('', ...envelopeSection(c));
   out.push('', ...parameterSection(c));
@@ -76,6 +83,26 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
 }
 
 /** Where a capability's meaning came from; `-` when it only restated the kind and entity (economy.ts). */
+/**
+ * The paging convention in words: `cursor paging: token \`nextPageToken\` sent back as \`pageToken\``,
+ * `cursor paging: after the last row's \`id\` in \`starting_after\`, while \`has_more\``,
+ * `link paging: next URL at \`links.next\``, `page paging: \`page\` from 1, not sent for the first page`.
+ */
+export function pagingText(pg: ImportPagination): string {
+  const parts: string[] = [];
+  if (pg.style === 'cursor' && pg.cursor_field !== undefined)
+    parts.push(`after the last row's \`${pg.cursor_field}\` in \`${pg.cursor_param}\``);
+  else if (pg.style === 'cursor') parts.push(`token \`${pg.next_cursor}\` sent back as \`${pg.cursor_param}\``);
+  else if (pg.style === 'link')
+    parts.push(pg.next_url !== undefined ? `next URL at \`${pg.next_url}\`` : 'Link header');
+  if (pg.page_param !== undefined) parts.push(`\`${pg.page_param}\` from ${pg.first_page ?? 1}`);
+  if (pg.omit_first_page) parts.push('not sent for the first page');
+  if (pg.offset_param !== undefined) parts.push(`\`${pg.offset_param}\``);
+  if (pg.size_param !== undefined) parts.push(`size \`${pg.size_param}\``);
+  if (pg.has_more !== undefined) parts.push(`while \`${pg.has_more}\``);
+  return `${pg.style} paging: ${parts.join(', ')}`;
+}
+
 function meaningCell(k: ImportCapability): string {
   return k.description ? k.meaning_from : '- (restated the kind and entity)';
 }

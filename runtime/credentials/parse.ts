@@ -62,9 +62,11 @@ function only(o: Obj, where: string, keys: string[]): void {
       fail(where, `has an unknown key \`${k.slice(0, 40)}\``, `the keys here are ${keys.join(', ')}`);
 }
 
-function text(v: unknown, where: string): string {
-  if (typeof v !== 'string' || v === '') fail(where, 'must be a non-empty string', 'write the value as a string');
-  return v;
+/** A string value; `emptyOk` where an empty one is valid (a basic-auth password). */
+function text(v: unknown, where: string, { emptyOk = false } = {}): string {
+  if (typeof v === 'string' && (emptyOk || v !== '')) return v;
+  if (emptyOk) fail(where, 'must be a string (it may be empty)', 'write the value in quotes, "" for none');
+  fail(where, 'must be a non-empty string', 'write the value as a string');
 }
 
 /**
@@ -185,7 +187,7 @@ function credential(o: Obj, where: string, auth: OutboundAuth): Credential {
   only(o, where, ['scheme', ...need, ...may]);
   const out: Obj = { scheme: s };
   // A basic credential's password may be empty (a key as the user name, `key:`).
-  for (const k of need) out[k] = s === 'basic' && k === 'password' && o[k] === '' ? '' : text(o[k], `${where}.${k}`);
+  for (const k of need) out[k] = text(o[k], `${where}.${k}`, { emptyOk: s === 'basic' && k === 'password' });
   for (const k of may) {
     if (o[k] === undefined) continue;
     if (k === 'scopes') {

@@ -83,6 +83,7 @@ function verb(c: Capability, defaults: ReturnType<typeof defaultReads>) {
     about: c.description,
   };
   if (c.id_param) v.id_param = c.id_param;
+  if (c.singleton) v.singleton = true;
   if (c.http.pagination) {
     v.pagination = { style: c.http.pagination.style, page_size: c.http.pagination.page_size };
     v.about = `${c.description}${c.description ? ' ' : ''}${EXECUTE_NOTES.pagination}`;

@@ -14,7 +14,7 @@ import type { ArtifactStore } from '../../runtime/artifacts/index.js';
 import { executePlan, type ExecuteOptions } from '../../runtime/execute.js';
 import type { Limits } from '../limits.js';
 import type { FinishRun } from './finish-run.js';
-import type { Outcome } from './outcome.js';
+import type { Outcome, StartedOutcome } from './outcome.js';
 import type { Follow } from './request.js';
 import { opLine, opMeta, terminalSign, trimOperations, type OpEvent } from './operations.js';
 import { LeaseKeeper, OpWriter } from './op-writer.js';
@@ -89,8 +89,8 @@ export class Background {
     commit_id: string,
     how: RunHow,
     program: string | undefined,
-    awaited = false,
-  ): Promise<Outcome> {
+    { awaited = false }: { awaited?: boolean } = {},
+  ): Promise<StartedOutcome> {
     const { now, repo, replica } = this.deps;
     const startedAt = new Date(now());
     const desc = await repo.update(s, (st) => {
@@ -192,8 +192,8 @@ export class Background {
     program: string | undefined,
     follow: Follow,
   ): Promise<Outcome> {
-    const started = await this.start(s, plan, commit_id, how, program, true);
-    const handle = (started.meta.op as { n: string }).n;
+    const started = await this.start(s, plan, commit_id, how, program, { awaited: true });
+    const handle = started.meta.op.n;
     follow.onLine?.({ line: started.text!, handle, commit_id });
     const op = this.live.get(liveKey(s, handle));
     if (op) await followToEnd(op, follow);

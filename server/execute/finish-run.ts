@@ -131,23 +131,27 @@ export function liveOutcome(
   commit_id: string,
   run: RunResult,
   done: { run_id?: string; blocks: ResultBlock[]; warning?: SvcError },
-  reads = false,
+  { reads = false }: { reads?: boolean } = {},
 ): Outcome {
   const { run_id, blocks, warning } = done;
-  // Built by setting properties in the answer's key order: a spread after properties is V8's slow path.
-  const meta: SvcMeta = { mode: 'live', commit_id };
-  if (run_id) meta.run_id = run_id;
-  meta.status = run.status;
-  if (run.errors[0]) meta.code = run.errors[0].code;
   const ignored = totalsIgnored(blocks);
-  if (ignored) meta.total_ignored = ignored;
-  const o: Partial<Outcome> = { kind: 'result' };
-  if (reads && run.status === 'succeeded' && !run.errors.length && !warning && !ignored) o.clean = true;
-  o.results = blocks;
-  o.errors = run.errors;
-  if (warning) o.warnings = [warning];
-  o.meta = meta;
-  return o as Outcome;
+  const meta: SvcMeta = {
+    mode: 'live',
+    commit_id,
+    ...(run_id ? { run_id } : {}),
+    status: run.status,
+    ...(run.errors[0] ? { code: run.errors[0].code } : {}),
+    ...(ignored ? { total_ignored: ignored } : {}),
+  };
+  const clean = reads && run.status === 'succeeded' && !run.errors.length && !warning && !ignored;
+  return {
+    kind: 'result',
+    ...(clean ? { clean: true } : {}),
+    results: blocks,
+    errors: run.errors,
+    ...(warning ? { warnings: [warning] } : {}),
+    meta,
+  };
 }
 
 /**

@@ -160,11 +160,11 @@ async function openFederated(
   const own = seeds.filter((s) => s.api === primary);
   const rest = seeds.filter((s) => s.api !== primary);
   const opened = await deps.teach.open({ entry_id: primary, intent: req.intent, seeds: own }, req.tenant);
-  const extra = opened.extra as { prompt_hash: string; session: string; wave: string; rules: string };
+  const extra = opened.extra;
   const key = { prompt_hash: extra.prompt_hash, session: extra.session };
   if (!rest.length) return { key, outcome: opened };
   const more = await deps.teach.context(key, rest);
-  const rows = ((more.extra?.wave as string | undefined) ?? '').split('\n').slice(1);
+  const rows = more.extra.wave.split('\n').slice(1);
   const wave = [extra.wave, ...rows].join('\n');
   return {
     key,

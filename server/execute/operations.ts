@@ -5,11 +5,10 @@
  */
 import type { ProgressEvent } from '../../runtime/progress.js';
 import { SESSION_HOLDS, type OpDescriptor, type OpState } from './state.js';
+import type { OpMeta } from './outcome.js';
 
 export type Sign = '+' | '~' | '=' | '!' | 'x' | '?';
 
-/** Running operations per session unless SVC_MAX_RUNNING_OPS_PER_SESSION says otherwise. */
-export const DEFAULT_MAX_RUNNING_OPS = 16;
 /** Terminal operations kept per session (oldest dropped first). */
 export const TERMINAL_OPS_KEPT = SESSION_HOLDS.maxTerminalOps;
 /** A terminal operation is kept at most this long after it ended. */
@@ -30,21 +29,6 @@ export function applyProgress(op: OpDescriptor, e: ProgressEvent): boolean {
   op.progress[e.step] = { phase: e.phase, pages: e.pages, rows: e.rows, calls: e.calls };
   op.version++;
   return true;
-}
-
-/**
- * Fold a runtime progress event into the operation; the `progress` event to push to listeners
- * when the line's counts changed (steps done, pages, rows), else undefined. `notified` holds the
- * counts of the last event pushed.
- */
-export function progressOf(
-  op: OpDescriptor,
-  e: ProgressEvent,
-  now: number,
-  notified: { counts?: string },
-): OpEvent | undefined {
-  if (!applyProgress(op, e)) return undefined;
-  return newCounts(progressNow(op, now), notified);
 }
 
 /** What an operation's progress says now: its counts and its running line. */
@@ -110,8 +94,8 @@ export function terminalSign(state: OpState): Sign {
   return state === 'succeeded' ? '!' : state === 'cancelled' ? 'x' : state === 'failed' ? '?' : '~';
 }
 
-/** `_meta.svc.op`: `n` handle, `~` sign, `s` state, `l` the line, `r` run artifact id (when ended). */
-export function opMeta(op: OpDescriptor, sign: Sign, line: string): Record<string, string> {
+/** `_meta.svc.op` of an operation (outcome.ts OpMeta). */
+export function opMeta(op: OpDescriptor, sign: Sign, line: string): OpMeta {
   return { n: op.handle, '~': sign, s: op.state, l: line, ...(op.run_id ? { r: op.run_id } : {}) };
 }
 

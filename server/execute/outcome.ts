@@ -16,6 +16,15 @@ export interface ResultBlock {
   done?: string;
 }
 
+/** `_meta.svc.op`: `n` handle, `~` sign, `s` state, `l` the line, `r` run artifact id (when ended). */
+export interface OpMeta {
+  n: string;
+  '~': string;
+  s: string;
+  l: string;
+  r?: string;
+}
+
 /** `_meta.svc` of an execute response. */
 export interface SvcMeta {
   mode?: 'plan' | 'live' | 'check';
@@ -33,7 +42,10 @@ export interface SvcMeta {
   status?: string;
   domain_revision?: number;
   code?: string;
-  [k: string]: unknown;
+  /** A vendor total that was not a count, by result block (finish-run.ts totalsIgnored). */
+  total_ignored?: Array<{ entity: string; total: string }>;
+  /** A background operation's line: see OpMeta. */
+  op?: OpMeta;
 }
 
 /**
@@ -44,8 +56,27 @@ export interface SvcMeta {
  */
 export type OutcomeKind = 'created' | 'started' | 'report' | 'result';
 
-export interface Outcome {
-  kind: OutcomeKind;
+/**
+ * What a teaching answer adds at the top level of the body: the catalogs pinned, the wave of the
+ * table taught now; for a new session its keys and the rules too (`TeachingOpened`).
+ */
+export interface TeachingFields {
+  domain_revision: number;
+  entries: Array<{ entry_id: string; cgs_hash: string }>;
+  wave: string;
+  notice?: string;
+  /** The caller may only read: the table leaves out every write. */
+  read_only?: true;
+}
+
+/** The top-level fields of a new session's answer. */
+export interface TeachingOpened extends TeachingFields {
+  prompt_hash: string;
+  session: string;
+  rules: string;
+}
+
+interface OutcomeBase {
   results: ResultBlock[];
   errors: SvcError[];
   /** Problems that did not fail the request (for example a run whose artifact could not be stored). */
@@ -59,6 +90,35 @@ export interface Outcome {
    * so a compact surface may leave them out.
    */
   clean?: boolean;
-  /** Extra top-level fields (session creation: prompt_hash, session, ...). */
-  extra?: Record<string, unknown>;
 }
+
+/** A new session (POST /v1/execute without a session, svc_context): its keys and its first table. */
+export interface CreatedOutcome extends OutcomeBase {
+  kind: 'created';
+  extra: TeachingOpened;
+}
+
+/** More of the table for a session (expand or federate). */
+export interface TaughtOutcome extends OutcomeBase {
+  kind: 'result';
+  extra: TeachingFields;
+}
+
+/** A background run accepted: its `+` line, and the operation in `meta.op`. */
+export interface StartedOutcome extends OutcomeBase {
+  kind: 'started';
+  meta: SvcMeta & { op: OpMeta };
+  extra?: undefined;
+}
+
+/** Any other answer: a run's results, a dry-run, a report on an operation. */
+export interface PlainOutcome extends OutcomeBase {
+  kind: 'report' | 'result';
+  extra?: undefined;
+}
+
+/**
+ * What the execute core answers. A surface switches on `kind` (and reads `extra`, the teaching
+ * fields, only where a teaching answer has them).
+ */
+export type Outcome = CreatedOutcome | TaughtOutcome | StartedOutcome | PlainOutcome;

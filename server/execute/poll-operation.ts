@@ -5,7 +5,7 @@
  */
 import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import type { ArtifactStore, RunSnapshot, WriteState } from '../../runtime/artifacts/index.js';
-import type { Outcome, ResultBlock } from './outcome.js';
+import type { OpMeta, Outcome, ResultBlock } from './outcome.js';
 import { opLine, opMeta, terminalSign, trimOperations, type OpEvent, type Sign } from './operations.js';
 import type { SessionRepository } from './repository.js';
 import type { OpDescriptor, SessionKey, SessionState } from './state.js';
@@ -65,13 +65,13 @@ export async function pollOperation(deps: WaitDeps, key: SessionKey, handle: str
     results: [],
     errors: [],
     text: polled.line,
-    meta: { op: polled.op, ...(polled.elsewhere ? { code: 'operation_not_on_replica' } : {}) },
+    meta: { op: polled.op, ...(polled.elsewhere ? { code: 'operation_not_on_replica' as const } : {}) },
   };
 }
 
 interface Running {
   line: string;
-  op: Record<string, string>;
+  op: OpMeta;
   elsewhere: boolean;
 }
 

@@ -8,7 +8,7 @@ import { svcError, SvcFailure } from '../../common/errors.js';
 import type { Plan, Review } from '../../compiler/plan.js';
 import { REVIEW_MAX_ROWS } from '../../compiler/review.js';
 import type { Limits } from '../limits.js';
-import type { Outcome, SvcMeta } from './outcome.js';
+import type { Outcome, PlainOutcome, SvcMeta } from './outcome.js';
 import { quote } from '../../common/quote.js';
 import { tokenProblem, type SessionRepository } from './repository.js';
 import { SESSION_HOLDS, trimMap, type PlanToken, type SessionKey, type SessionState } from './state.js';
@@ -67,7 +67,7 @@ export function checkedPlan(commit_id: string, review: Review): Outcome {
 }
 
 /** The answer of `mode=check` with no plan to review (a continuation): `text` says why. */
-export function checked(text: string): Outcome {
+export function checked(text: string): PlainOutcome {
   return { kind: 'result', results: [], errors: [], text, meta: { mode: 'check' } };
 }
 

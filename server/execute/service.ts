@@ -19,7 +19,7 @@ import { WriteBehindStore, type RunSnapshot } from '../../runtime/artifacts/inde
 import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { Background, runOptions, type RunHow, type Watch } from './background.js';
 import { findSession, type Found } from './find-session.js';
-import type { Outcome } from './outcome.js';
+import type { CreatedOutcome, Outcome, TaughtOutcome } from './outcome.js';
 import { pageRefRequest } from './pages.js';
 import { finishRun, liveOutcome } from './finish-run.js';
 import { refuseWrites } from './read-only.js';
@@ -111,12 +111,12 @@ export class ExecuteService {
   }
 
   /** A new session on one catalog, with its first wave. */
-  open(req: OpenRequest, tenant: string): Promise<Outcome> {
+  open(req: OpenRequest, tenant: string): Promise<CreatedOutcome> {
     return this.teach.open(req, tenant);
   }
 
   /** More seeds for a session: a delta wave. */
-  context(s: SessionState, seeds: readonly unknown[]): Promise<Outcome> {
+  context(s: SessionState, seeds: readonly unknown[]): Promise<TaughtOutcome> {
     return this.teach.context(s, seeds);
   }
 
@@ -243,7 +243,7 @@ export class ExecuteService {
     // An early read's session record may be too (its claim holds other replicas off until it lands).
     const write = reads ? 'later' : 'now';
     const done = await this.finish(s, plan, commit_id, run, startedAt, program, write, reads && !!req.current);
-    return liveOutcome(commit_id, run, done, reads);
+    return liveOutcome(commit_id, run, done, { reads });
   }
 
   /** How a run passed the gate: accepted writes, its call cap, and who its vendor calls are made for. */

@@ -8,7 +8,7 @@ import { suggestHint } from '../../common/suggest.js';
 import type { Seed, SymbolTableJson } from '../../compiler/symbols.js';
 import { renderWave, teachingRules } from '../../compiler/teaching.js';
 import type { Registry } from '../../pack/registry.js';
-import type { Outcome } from './outcome.js';
+import type { CreatedOutcome, TaughtOutcome } from './outcome.js';
 import { readableSymbols, readableWave, type ReadOnly } from './read-only.js';
 import type { SessionRepository } from './repository.js';
 import type { SessionKey, SessionState } from './state.js';
@@ -78,7 +78,7 @@ export class Teacher {
   }
 
   /** A new session for one entry and its first wave; seeds default to every entity of the entry. */
-  async open(req: OpenRequest, tenant: string): Promise<Outcome> {
+  async open(req: OpenRequest, tenant: string): Promise<CreatedOutcome> {
     const registry = this.registry();
     const entry =
       registry.get(req.entry_id) ??
@@ -137,7 +137,7 @@ export class Teacher {
   }
 
   /** More seeds: expand (same entries) or federate (new entry) with a delta-only wave. */
-  async context(key: SessionKey, rawSeeds: readonly unknown[]): Promise<Outcome> {
+  async context(key: SessionKey, rawSeeds: readonly unknown[]): Promise<TaughtOutcome> {
     const registry = this.registry();
     const first = (await this.repo.get(key))?.pins.keys().next().value;
     const seeds = this.parseSeeds(rawSeeds, first);

@@ -9,7 +9,7 @@
 import { boundErrors } from '../../common/bound-errors.js';
 import type { SvcError } from '../../common/errors.js';
 import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
-import type { Outcome, ResultBlock } from '../execute/outcome.js';
+import type { Outcome, ResultBlock, TeachingOpened } from '../execute/outcome.js';
 import type { Format } from './negotiate.js';
 import { toonEncode as toon } from './toon-fast.js';
 
@@ -157,7 +157,8 @@ export function table(nested: Array<Record<string, unknown>>): string {
 }
 
 /** Keys of `Outcome.extra` that the plain text already shows as its text. */
-const PLAIN_TEXT_KEYS = new Set(['rules', 'wave', 'notice']);
+const PLAIN_TEXT = ['rules', 'wave', 'notice'] as const;
+const PLAIN_TEXT_KEYS: ReadonlySet<string> = new Set(PLAIN_TEXT);
 
 /**
  * A teaching answer (a new session or a context wave) in TOON: the session fields as TOON, a blank
@@ -165,7 +166,8 @@ const PLAIN_TEXT_KEYS = new Set(['rules', 'wave', 'notice']);
  * every tab and newline escaped. A TOON decoder reads the part before the first blank line.
  */
 function teachingToon(o: Outcome): string | undefined {
-  if (!o.text || !o.extra || ![...PLAIN_TEXT_KEYS].some((k) => o.extra![k] !== undefined)) return undefined;
+  const extra: Partial<TeachingOpened> | undefined = o.extra;
+  if (!o.text || !extra || !PLAIN_TEXT.some((k) => extra[k] !== undefined)) return undefined;
   const head = outcomeObject(o, true);
   for (const k of PLAIN_TEXT_KEYS) delete head[k];
   // `_meta` repeats what the head already says (domain_revision): leave it out then.

@@ -45,7 +45,7 @@ export function errorObject(e: SvcError): Record<string, unknown> {
 }
 
 /** A tool error: `isError`, the errors as TOON text and as structured content, the first code in `_meta.svc`. */
-export function errorResult(errors: SvcError[], meta: Record<string, unknown> = {}): CallToolResult {
+export function errorResult(errors: SvcError[], meta: object = {}): CallToolResult {
   const list = boundErrors(errors).map(errorObject);
   return {
     isError: true,

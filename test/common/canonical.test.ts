@@ -5,6 +5,13 @@ import { join } from 'node:path';
 import { canonicalHash, canonicalJson, sha256Hex, sortKeysDeep } from '../../common/canonical.js';
 
 t.test('canonicalJson sorts keys at every depth and keeps array order', async (t) => {
+  t.equal(canonicalJson({ 2: 'b', 10: 'a', x: 1 }), '{"10":"a","2":"b","x":1}', 'integer-like keys by code unit too');
+  t.equal(canonicalJson([undefined, () => 1]), '[null,null]', 'what JSON cannot write is null in a list');
+  t.equal(canonicalJson({ d: new Date(0) }), '{"d":"1970-01-01T00:00:00.000Z"}', 'toJSON is honoured');
+  t.equal(canonicalJson({ n: NaN, i: -Infinity }), '{"i":null,"n":null}');
+  const loop: Record<string, unknown> = {};
+  loop.self = loop;
+  t.throws(() => canonicalJson(loop), TypeError, 'a cycle throws, as JSON.stringify does');
   t.equal(canonicalJson({ b: 1, a: { d: [3, 1, 2], c: null } }), '{"a":{"c":null,"d":[3,1,2]},"b":1}');
   t.equal(canonicalJson({ b: 1, a: 2 }), canonicalJson({ a: 2, b: 1 }), 'insertion order does not matter');
   t.equal(canonicalJson([{ y: 1, x: 2 }]), '[{"x":2,"y":1}]');
@@ -53,6 +60,9 @@ t.test('canonicalJson is byte-identical to fast-json-stable-stringify (property 
     return seed % n;
   };
   const str = () => ['', 'a', 'B', 'é', '\u2028', '"q"', 'x\\y', '\n', '🍺', 'Z_1'][rnd(10)]! + String(rnd(100));
+  // Integer-like keys, which JavaScript objects order numerically before the others.
+  const key = () =>
+    rnd(2) === 0 ? str() : ['0', '2', '10', '01', '-1', '4294967294', '4294967295', '1.5', String(rnd(1000))][rnd(9)]!;
   const value = (depth: number): unknown => {
     switch (depth > 3 ? rnd(5) : rnd(7)) {
       case 0:
@@ -67,7 +77,7 @@ t.test('canonicalJson is byte-identical to fast-json-stable-stringify (property 
       case 5:
         return Array.from({ length: rnd(4) }, () => value(depth + 1));
       default:
-        return Object.fromEntries(Array.from({ length: rnd(5) }, () => [str(), value(depth + 1)]));
+        return Object.fromEntries(Array.from({ length: rnd(6) }, () => [key(), value(depth + 1)]));
     }
   };
   let same = 0;

@@ -26,7 +26,11 @@ t.test('wrapped answers get their row paths, a total in the wrapper its path', a
   t.match(cap('getGadget'), { kind: 'get', entity: 'Gadget', http: { response: { path: 'data' } } });
   t.match(cap('listWidgets'), {
     kind: 'query',
-    http: { response: { path: 'widgets', total: { path: 'meta.total' } }, pagination: { style: 'page' } },
+    http: {
+      response: { path: 'widgets', total: { path: 'meta.total' } },
+      // The next URL the answer gives (`links.pages.next`) goes before the page counter.
+      pagination: { style: 'link', next_url: 'links.pages.next' },
+    },
   });
   t.match(cap('listGadgets'), { kind: 'query', http: { response: { path: 'data' } } });
   t.match(cap('listOrders'), { kind: 'query', http: { response: { path: 'data' }, pagination: { style: 'offset' } } });

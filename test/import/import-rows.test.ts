@@ -3,8 +3,8 @@
  * path parameter names once the entity's words are dropped (`issue_number` -> Issue.number), the
  * get by that field leading the entity, lists and writes below an issue acting on that issue's
  * row, link fields to what capabilities reach left out, a response that is one of several lists
- * read as the richest, deprecated operations, parameters and fields skipped, singleton GETs
- * skipped with the reason. Programs chain from a row with the row's `number`.
+ * read as the richest, deprecated operations, parameters and fields skipped, a GET of one issue
+ * below an issue (`/issues/{n}/parent`) a singleton get. Programs chain from a row with the row's `number`.
  */
 import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -137,7 +137,7 @@ t.test('link fields to rows capabilities reach, and deprecated fields, are left 
   t.match(report, /entity Issue: deprecated fields left out: old_field/);
 });
 
-t.test('one of several lists: the richest; deprecated and singleton operations skipped', async (t) => {
+t.test('one of several lists: the richest; deprecated operations skipped; a singleton GET kept', async (t) => {
   t.match(cap('listStargazers'), { kind: 'query', entity: 'User' });
   t.notOk(
     cap('listStargazers')!.params.some((p) => p.name === 'old'),
@@ -146,7 +146,16 @@ t.test('one of several lists: the richest; deprecated and singleton operations s
   t.match(report, /listStargazers\): the response is one of several lists; rows are read as the richest \(User\)/);
   t.equal(cap('listIssuesLegacy'), undefined);
   t.ok(result.log.skipped.some((s) => s.what.includes('listIssuesLegacy') && s.why === 'deprecated in the document'));
-  t.ok(result.log.skipped.some((s) => s.what.includes('getParent') && /singleton.*no read for it/.test(s.why)));
+  t.match(cap('getParent'), { kind: 'get', singleton: true, entity: 'Issue', returns: 'row' });
+  t.notOk(cap('getParent')!.id_param, 'a singleton has no id parameter');
+  t.same(
+    cap('getParent')!
+      .params.filter((p) => p.required)
+      .map((p) => p.name)
+      .sort(),
+    ['issue_number', 'owner', 'repo'],
+  );
+  t.notOk(result.log.skipped.some((s) => s.what.includes('getParent')));
 });
 
 t.test('a program chains from listed issues with their number', async (t) => {

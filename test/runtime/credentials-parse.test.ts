@@ -145,6 +145,11 @@ t.test('a basic credential may have an empty password, not an empty user name', 
   );
   t.match(
     problem({ tenants: { a: { credentials: { basic: { scheme: 'basic', username: 'u' } } } } }),
-    /password must be a non-empty string/,
+    /password must be a string \(it may be empty\)/,
+    'a missing password: the message does not ask for a non-empty one',
+  );
+  t.match(
+    problem({ tenants: { a: { credentials: { basic: { scheme: 'basic', username: 'u', password: 5 } } } } }),
+    /password must be a string \(it may be empty\)/,
   );
 });

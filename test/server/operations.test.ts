@@ -16,7 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { startDemoVendor } from '../../cli/demo-vendor.js';
 import { InboundAuth } from '../../server/auth/inbound.js';
-import { DEFAULT_MAX_RUNNING_OPS, TERMINAL_OPS_KEPT } from '../../server/execute/operations.js';
+import { TERMINAL_OPS_KEPT } from '../../server/execute/operations.js';
+import { DEFAULT_LIMITS } from '../../server/limits.js';
 import type { OpDescriptor, SessionKey, SessionState } from '../../server/execute/state.js';
 import { streamOperation } from '../../server/http/sse.js';
 import {
@@ -517,7 +518,7 @@ t.test("a live run from the json-server vendor: the rows are the vendor's data",
 // ---------------------------------------------------------------- the per-session cap
 
 t.test('SVC_MAX_RUNNING_OPS_PER_SESSION: the next start fails with too_many_operations', async (t) => {
-  t.equal(DEFAULT_MAX_RUNNING_OPS, 16, 'the default cap is 16 (SPEC Limits)');
+  t.equal(DEFAULT_LIMITS.maxRunningOpsPerSession, 16, 'the default cap is 16 (SPEC Limits)');
   const g = await gatedVendor(t);
   const stack = await startStack(t, { vendorUrl: g.vendor.url, limits: { maxRunningOpsPerSession: 2 } });
   const { path } = await openSession(stack.url, { entry_id: 'brewery' });

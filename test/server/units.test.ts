@@ -3,8 +3,9 @@ import { table, outcomeObject, render } from '../../server/http/format.js';
 import { negotiate } from '../../server/http/negotiate.js';
 import {
   applyProgress,
+  newCounts,
   opLine,
-  progressOf,
+  progressNow,
   trimOperations,
   TERMINAL_OPS_KEPT,
   TERMINAL_OP_TTL_MS,
@@ -128,13 +129,11 @@ t.test('operation lines and progress folding', async (t) => {
 t.test('progress events: rows of returned steps only, and no event that changes nothing', async (t) => {
   const o = { ...op(), returns: ['n2'] };
   const notified = {};
+  // As op-writer.ts does: fold the event, then push the line when its counts changed.
   const step = (id: string, phase: string, rows: number, pages = 1) =>
-    progressOf(
-      o,
-      { kind: 'step', step: id, phase: phase as 'running', pages, rows, calls: pages, elapsed_ms: 1 },
-      1000,
-      notified,
-    );
+    applyProgress(o, { kind: 'step', step: id, phase: phase as 'running', pages, rows, calls: pages, elapsed_ms: 1 })
+      ? newCounts(progressNow(o, 1000), notified)
+      : undefined;
   const first = step('n1', 'running', 25);
   t.match(first?.line, /0\/2 steps, 1 page, 0 rows/, 'rows of n1 (it feeds n2, it is not returned) are not counted');
   t.equal(step('n1', 'running', 25), undefined, 'the same counts again: no event');
