@@ -199,7 +199,8 @@ export function readsByName(name: string): boolean {
 function adopt(table: EntityTable, schema: Schema, op: Operation, what: string): ImportEntity | undefined {
   const before = table.list.length;
   const entity = table.entityFor(schema, op.path, pascalName(singular(actionName(op) ?? 'item')));
-  if (!entity || table.list.length === before) return entity;
+  // An entity read only by singleton gets has rows without identity: a write's row needs one.
+  if (!entity || table.list.length === before) return entity?.id ? entity : undefined;
   entity.source = `${entity.source.startsWith('#') ? entity.source : 'inline schema'}: ${what} of \`${op.label}\` (no read returns it)`;
   const fields = [...entity.fields.keys()];
   const own = entity.name.toLowerCase();

@@ -23,6 +23,8 @@ export class EntityTable {
   private readonly bySchema = new Map<Schema, ImportEntity>();
   private readonly byInline = new Map<string, ImportEntity>();
   private readonly names = new NameSet();
+  /** Entities of resources known only by their path, by the name asked for. */
+  private readonly byPath = new Map<string, ImportEntity>();
   /** Schemas already found to have no usable field (logged once). */
   private readonly fieldless = new Set<Schema>();
   constructor(
@@ -76,11 +78,12 @@ export class EntityTable {
   /**
    * The entity of a resource no read returns, known only by its path (`/databases/{databaseName}`
    * -> Database): its one field is the id, named and typed from the path parameter. An entity of
-   * that name already found is that resource.
+   * that name already found is that resource, when its rows have an id (not one read only by
+   * singleton gets).
    */
   forPath(name: string, id: string, type: ImportType, source: string): ImportEntity {
-    const seen = this.byName(name);
-    if (seen) return seen;
+    const seen = this.byPath.get(name) ?? this.byName(name);
+    if (seen?.id && seen.fields.has(seen.id)) return seen;
     const entity: ImportEntity = {
       name: this.names.take(name),
       description: '',
@@ -90,6 +93,7 @@ export class EntityTable {
       source,
     };
     this.list.push(entity);
+    this.byPath.set(name, entity);
     return entity;
   }
 

@@ -43,7 +43,7 @@ t.test('a POST name says it reads only when it lists, searches or gets without a
 t.test('writes with no read get the entity of their answer, their path or their body', async (t) => {
   const { result, cgs } = await importAndPack('rpc.yaml');
   const entities = Object.fromEntries(cgs.entities.map((e) => [e.name, e]));
-  t.same(Object.keys(entities), ['SecretMetadata', 'TagSecretRequest', 'Vault', 'Certificate']);
+  t.same(Object.keys(entities), ['Key', 'SecretMetadata', 'TagSecretRequest', 'Vault', 'Certificate', 'Key2']);
   t.equal(entities.SecretMetadata!.id_field, 'SecretId', 'the id of an answer entity: its field named ...Id');
   t.same(
     entities.Vault!.fields.map((f) => [f.name, f.type]),
@@ -74,6 +74,16 @@ t.test('writes with no read get the entity of their answer, their path or their 
   t.same(seal.http.query, { 'api-version': '2024-01-01' }, 'a required query of one value is a constant');
   t.same(names(seal), ['vaultName']);
   t.match(cap(cgs, 'deleteVault'), { kind: 'delete', entity: 'Vault', id_param: 'vaultName' });
+
+  t.match(
+    cap(cgs, 'deleteKey'),
+    { kind: 'delete', entity: 'Key2', id_param: 'keyId' },
+    'a resource named like an entity read only by singleton gets (rows without an id) is its own entity',
+  );
+  t.same(
+    entities.Key2!.fields.map((f) => f.name),
+    ['keyId'],
+  );
 
   const labels = cap(cgs, 'setVaultLabels');
   t.same(names(labels), ['vaultName', 'body'], 'a JSON body that is a list is one parameter');
