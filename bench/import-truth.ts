@@ -50,6 +50,8 @@ export const TRUTH_CATEGORIES = [
    * document's gap, not the program's (counted as a failure all the same).
    */
   'no_success_declared',
+  /** The mock could not answer a valid request (Prism's `Schema too complex`): no verdict on svc. */
+  'mock_error',
   /** svc refused the answer's shape (`response_shape_mismatch`, `vendor_bad_response`). */
   'response_shape_mismatch',
   /** A read answered 200 but its first row is missing or not filled (see the header). */
@@ -60,6 +62,9 @@ export const TRUTH_CATEGORIES = [
   'run_error',
 ] as const;
 export type TruthCategory = (typeof TRUTH_CATEGORIES)[number];
+
+/** Failures that say nothing about svc: the mock could not answer, or only with an error. */
+export const UNJUDGED: ReadonlySet<TruthCategory> = new Set(['mock_error', 'no_success_declared']);
 
 export interface CapabilityTruth {
   capability: string;
@@ -91,8 +96,11 @@ export interface Tally {
 
 export interface TruthReport {
   documents: DocumentTruth[];
-  /** Capabilities of the checked documents, by kind and over all. */
-  totals: Record<TruthKind, Tally> & { all: Tally & { pct: number } };
+  /**
+   * Capabilities of the checked documents, by kind and over all; `judged` leaves out those the
+   * mock could give no verdict on (UNJUDGED: Prism's own failures, operations declaring no 2xx).
+   */
+  totals: Record<TruthKind, Tally> & { all: Tally & { pct: number }; judged: Tally & { pct: number } };
   /** Failures per category, most frequent first, with up to 3 examples (`api capability: detail`). */
   categories: Array<{ category: TruthCategory; count: number; examples: string[] }>;
   /** Documents not checked, by stage. */
@@ -125,11 +133,19 @@ export async function truthCheck(documents: string[], opts: TruthOptions = {}): 
 /** The report of `documents` (pure). */
 export function summarize(documents: DocumentTruth[]): TruthReport {
   const tally = (): Tally => ({ total: 0, ok: 0 });
-  const totals = { get: tally(), query: tally(), create: tally(), update: tally(), all: { ...tally(), pct: 0 } };
+  const totals = {
+    get: tally(),
+    query: tally(),
+    create: tally(),
+    update: tally(),
+    all: { ...tally(), pct: 0 },
+    judged: { ...tally(), pct: 0 },
+  };
   const byCategory = new Map<TruthCategory, { count: number; examples: string[] }>();
   for (const d of documents)
     for (const c of d.capabilities) {
-      for (const t of [totals[c.kind], totals.all]) {
+      const judged = c.ok || !c.category || !UNJUDGED.has(c.category);
+      for (const t of [totals[c.kind], totals.all, ...(judged ? [totals.judged] : [])]) {
         t.total++;
         if (c.ok) t.ok++;
       }
@@ -139,7 +155,7 @@ export function summarize(documents: DocumentTruth[]): TruthReport {
       if (entry.examples.length < 3) entry.examples.push(`${d.api} ${c.capability}: ${c.detail ?? ''}`);
       byCategory.set(c.category, entry);
     }
-  totals.all.pct = totals.all.total ? Math.round((1000 * totals.all.ok) / totals.all.total) / 10 : 0;
+  for (const t of [totals.all, totals.judged]) t.pct = t.total ? Math.round((1000 * t.ok) / t.total) / 10 : 0;
   const unchecked = { import: 0, mock: 0, session: 0 };
   for (const d of documents) if (d.error) unchecked[d.error.stage]++;
   return {
@@ -385,6 +401,9 @@ export function judge(
       detail: `${invalid.method} ${invalid.target}: ${[...(v.location ?? []), v.message].join(': ')}`,
     };
   }
+  const mockError = calls.find((c) => c.mockError);
+  if (mockError)
+    return { category: 'mock_error', detail: `${mockError.method} ${mockError.target}: ${mockError.mockError}` };
   if (answer.status !== 200) {
     const e = errorOf(answer);
     const status = calls.find((c) => c.status >= 400)?.status;
@@ -424,6 +443,7 @@ export function formatReport(r: TruthReport): string {
   const checked = r.documents.filter((d) => !d.error).length;
   const lines = [
     `truth check: ${r.totals.all.ok}/${r.totals.all.total} capabilities pass (${r.totals.all.pct}%) over ${checked} documents; ${kinds}`,
+    `of those the mock could judge: ${r.totals.judged.ok}/${r.totals.judged.total} (${r.totals.judged.pct}%)`,
     `not checked: ${r.unchecked.import} did not import, ${r.unchecked.mock} had no mock, ${r.unchecked.session} no session`,
   ];
   for (const c of r.categories) {

@@ -31,6 +31,8 @@ export interface RecordedCall {
   status: number;
   /** The request's violations of severity `Error` (warnings are not a failed request). */
   violations: PrismViolation[];
+  /** Set when Prism could not answer a valid request itself (a 5xx problem: `Schema too complex`). */
+  mockError?: string;
 }
 
 export interface PrismMock {
@@ -133,11 +135,24 @@ function violationsOf(res: IncomingMessage, body: string): PrismViolation[] {
   );
 }
 
+const PRISM_ERROR = /^https:\/\/stoplight\.io\/prism\/errors#(\w+)/;
+
 /** The violations of a problem Prism wrote itself (its `type` is one of Prism's errors). */
 function prismProblem(p: { type?: unknown; title?: unknown; status?: unknown; validation?: unknown }): unknown {
   if (Array.isArray(p.validation)) return p.validation;
-  const m = /^https:\/\/stoplight\.io\/prism\/errors#(\w+)/.exec(String(p.type));
+  const m = PRISM_ERROR.exec(String(p.type));
   return m ? [{ location: ['request'], severity: 'Error', code: m[1], message: String(p.title) }] : [];
+}
+
+/** The title of a problem Prism wrote itself when it could not answer (a 5xx of Prism's own). */
+function mockFailure(res: IncomingMessage, body: string): string | undefined {
+  if (!/problem\+json/.test(String(res.headers['content-type']))) return undefined;
+  try {
+    const p = JSON.parse(body) as { type?: unknown; title?: unknown; detail?: unknown };
+    return PRISM_ERROR.test(String(p.type)) ? `${String(p.title)}: ${String(p.detail)}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A proxy on a free port forwarding every request to Prism on `port`, recording each. */
@@ -159,7 +174,10 @@ async function recordingProxy(port: number, calls: RecordedCall[]): Promise<Serv
         up.on('data', (c: Buffer) => chunks.push(c));
         up.on('end', () => {
           const body = Buffer.concat(chunks);
-          call.violations = violationsOf(up, call.status >= 400 ? body.toString() : '');
+          const text = call.status >= 400 ? body.toString() : '';
+          call.violations = call.status >= 500 ? [] : violationsOf(up, text);
+          const failed = call.status >= 500 ? mockFailure(up, text) : undefined;
+          if (failed) call.mockError = failed;
           res.writeHead(call.status, up.headers).end(body);
         });
       },

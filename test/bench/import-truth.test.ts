@@ -3,7 +3,8 @@
  * against a real Prism mock process: the reads and writes svc gets right pass; a read whose
  * operation takes another auth scheme than the catalog's fails as request_invalid with Prism's
  * message; a read whose example fills the id alone is not_filled; an update declaring no 2xx is
- * no_success_declared. The Prism process is gone afterwards, and a document that does not import
+ * no_success_declared; a create whose optional body requires a field passes (the field is
+ * required: svc always sends the body). The Prism process is gone afterwards, and a document that does not import
  * is reported unchecked.
  */
 import t from 'tap';
@@ -33,6 +34,7 @@ t.test('each capability of the fixture passes or fails for its own reason', asyn
   t.same(
     [...by.keys()].sort(),
     [
+      'createKeeper',
       'createLighthouse',
       'getKeeper',
       'getLighthouse',
@@ -43,17 +45,20 @@ t.test('each capability of the fixture passes or fails for its own reason', asyn
     ],
     'every get, list, create and update is checked',
   );
-  for (const name of ['listLighthouses', 'getLighthouse', 'createLighthouse', 'updateLighthouse']) {
+  for (const name of ['listLighthouses', 'getLighthouse', 'createLighthouse', 'updateLighthouse', 'createKeeper']) {
     const c = by.get(name)!;
     t.ok(c.ok, `${name} passes: ${c.program} ${c.category ?? ''} ${c.detail ?? ''}`);
     t.ok(c.calls >= 1, `${name} reached the mock`);
   }
   t.match(by.get('createLighthouse')!.program, /name=.*height=/, 'the create gives its required fields');
+  t.match(by.get('createKeeper')!.program, /name=/, 'a field an optional body requires is required');
   t.match(by.get('listKeepers'), { ok: false, category: 'request_invalid', detail: /GET \/keepers.*security/i });
   t.match(by.get('getKeeper'), { ok: false, category: 'not_filled', detail: /1 of 4 declared fields filled/ });
   t.match(by.get('updateKeeper'), { ok: false, category: 'no_success_declared', detail: /mock 404/ });
-  t.same(report.totals.all, { total: 7, ok: 4, pct: 57.1 });
+  t.same(report.totals.all, { total: 8, ok: 5, pct: 62.5 });
+  t.same(report.totals.judged, { total: 7, ok: 5, pct: 71.4 }, 'the update declaring no 2xx is not judged');
   t.same(report.totals.update, { total: 2, ok: 1 });
+  t.same(report.totals.create, { total: 2, ok: 2 });
   t.same(
     report.categories.map((c) => [c.category, c.count]),
     [
