@@ -12,7 +12,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Entity } from '../../pack/cgs.js';
-import { summarize, truthCheck, unfilled, type CapabilityTruth } from '../../bench/import-truth.js';
+import { judge, summarize, truthCheck, unfilled, type CapabilityTruth } from '../../bench/import-truth.js';
+import type { Capability } from '../../pack/cgs.js';
 import { startPrismMock } from '../../bench/prism-mock.js';
 
 const DOC = join(import.meta.dirname, '..', '..', 'fixtures', 'openapi', 'truth.yaml');
@@ -127,5 +128,37 @@ t.test('filled: the id and at least half of the declared fields', async (t) => {
     },
   ]);
   t.same(r.totals.all, { total: 2, ok: 1, pct: 50 });
+  t.same(r.totals.judged, { total: 2, ok: 1, pct: 50 }, 'a timeout is judged');
   t.same(r.categories, [{ category: 'timeout', count: 1, examples: ['x b: slow'] }]);
+});
+
+t.test('judge: a violation first, then a failure of the mock, then the status, then the row', async (t) => {
+  const entity = { name: 'E', description: '', id_field: 'id', relations: [], fields: [] } as Entity;
+  const cap = { name: 'getE', kind: 'get' } as Capability;
+  const call = { method: 'GET', target: '/e/1', status: 500, violations: [] };
+  const failed = { status: 502, body: { errors: [{ code: 'vendor_error', message: 'answered 500' }] }, text: '' };
+  t.match(judge(failed, [{ ...call, mockError: 'Schema too complex: ...' }], cap, entity), {
+    category: 'mock_error',
+    detail: 'GET /e/1: Schema too complex: ...',
+  });
+  const violation = { location: ['request', 'query'], severity: 'Error', code: 'x', message: 'bad q' };
+  t.match(judge(failed, [{ ...call, status: 422, violations: [violation] }], cap, entity), {
+    category: 'request_invalid',
+    detail: 'GET /e/1: request: query: bad q',
+  });
+  t.match(judge(failed, [call], cap, entity), { category: 'vendor_status', detail: /^vendor_error \(mock 500\)/ });
+  t.match(judge(failed, [call], cap, entity, true), { category: 'no_success_declared' });
+  const r = summarize([
+    {
+      file: 'x',
+      bytes: 1,
+      api: 'x',
+      ms: 1,
+      capabilities: [
+        { capability: 'a', kind: 'get', entity: 'E', ok: true, calls: 1 },
+        { capability: 'b', kind: 'get', entity: 'E', ok: false, category: 'mock_error', calls: 1 },
+      ],
+    },
+  ]);
+  t.same(r.totals.judged, { total: 1, ok: 1, pct: 100 }, 'a mock error is not judged');
 });
