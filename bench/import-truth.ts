@@ -236,7 +236,13 @@ async function runAgainst(
       registry,
       cgs.entities.map((e) => ({ api, entity: e.name })),
     );
-    const session = await openSession(server.url, api);
+    let session: { path: string; wave: string };
+    try {
+      session = await openSession(server.url, api);
+    } catch (e) {
+      return { capabilities: [], error: { stage: 'session', message: messageOf(e) } };
+    }
+    // The programs use this table's symbols: the session must teach the same ones.
     if (session.wave !== renderWave(wave, registry, symbols))
       return {
         capabilities: [],
