@@ -52,6 +52,11 @@ export const TRUTH_CATEGORIES = [
   'no_success_declared',
   /** The mock could not answer a valid request (Prism's `Schema too complex`): no verdict on svc. */
   'mock_error',
+  /**
+   * svc refused or could not fill the answer, and Prism found that answer against the document's
+   * own response schema (an example of another shape): the document's gap, no verdict on svc.
+   */
+  'example_mismatch',
   /** svc refused the answer's shape (`response_shape_mismatch`, `vendor_bad_response`). */
   'response_shape_mismatch',
   /** A read answered 200 but its first row is missing or not filled (see the header). */
@@ -64,7 +69,7 @@ export const TRUTH_CATEGORIES = [
 export type TruthCategory = (typeof TRUTH_CATEGORIES)[number];
 
 /** Failures that say nothing about svc: the mock could not answer, or only with an error. */
-export const UNJUDGED: ReadonlySet<TruthCategory> = new Set(['mock_error', 'no_success_declared']);
+export const UNJUDGED: ReadonlySet<TruthCategory> = new Set(['mock_error', 'no_success_declared', 'example_mismatch']);
 
 export interface CapabilityTruth {
   capability: string;
@@ -363,7 +368,7 @@ class Runner {
     }
     const calls = this.mock.calls.slice(from);
     try {
-      const verdict = judge(answer, calls, cap, entity, this.noSuccess.has(cap.name));
+      const verdict = blameExample(judge(answer, calls, cap, entity, this.noSuccess.has(cap.name)), calls);
       return { ...base, program, ok: verdict === undefined, ...verdict, calls: calls.length };
     } catch (e) {
       return { ...base, program, ok: false, category: 'run_error', detail: messageOf(e), calls: calls.length };
@@ -421,6 +426,21 @@ export function judge(
   }
   if (cap.kind !== 'get' && cap.kind !== 'query') return undefined;
   return unfilled((answer.body.rows as unknown[] | undefined)?.[0], entity);
+}
+
+/** A failure reading the answer becomes example_mismatch when Prism's answer broke the document's schema. */
+export function blameExample(
+  verdict: { category: TruthCategory; detail: string } | undefined,
+  calls: RecordedCall[],
+): { category: TruthCategory; detail: string } | undefined {
+  if (verdict?.category !== 'response_shape_mismatch' && verdict?.category !== 'not_filled') return verdict;
+  const bad = calls.find((c) => c.responseViolations.length);
+  if (!bad) return verdict;
+  const v = bad.responseViolations[0]!;
+  return {
+    category: 'example_mismatch',
+    detail: `${verdict.detail}; the mock's answer breaks the document's schema: ${[...(v.location ?? []), v.message].join(': ')}`,
+  };
 }
 
 /**

@@ -31,6 +31,11 @@ export interface RecordedCall {
   status: number;
   /** The request's violations of severity `Error` (warnings are not a failed request). */
   violations: PrismViolation[];
+  /**
+   * Violations of Prism's own answer against the document's response schema (an example that
+   * contradicts its schema): the answer svc read was not what the document promises.
+   */
+  responseViolations: PrismViolation[];
   /** Set when Prism could not answer a valid request itself (a 5xx problem: `Schema too complex`). */
   mockError?: string;
 }
@@ -144,6 +149,19 @@ function prismProblem(p: { type?: unknown; title?: unknown; status?: unknown; va
   return m ? [{ location: ['request'], severity: 'Error', code: m[1], message: String(p.title) }] : [];
 }
 
+/** The violations of severity `Error` Prism found in its own answer (`location[0]` is `response`). */
+function responseViolationsOf(res: IncomingMessage): PrismViolation[] {
+  const h = res.headers['sl-violations'];
+  try {
+    const all: unknown = typeof h === 'string' ? JSON.parse(h) : [];
+    return Array.isArray(all)
+      ? (all as PrismViolation[]).filter((v) => v.severity === 'Error' && v.location?.[0] === 'response')
+      : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The title of a problem Prism wrote itself when it could not answer (a 5xx of Prism's own). */
 function mockFailure(res: IncomingMessage, body: string): string | undefined {
   if (!/problem\+json/.test(String(res.headers['content-type']))) return undefined;
@@ -158,7 +176,13 @@ function mockFailure(res: IncomingMessage, body: string): string | undefined {
 /** A proxy on a free port forwarding every request to Prism on `port`, recording each. */
 async function recordingProxy(port: number, calls: RecordedCall[]): Promise<Server> {
   const server = createServer((req, res) => {
-    const call: RecordedCall = { method: req.method ?? '', target: req.url ?? '', status: 0, violations: [] };
+    const call: RecordedCall = {
+      method: req.method ?? '',
+      target: req.url ?? '',
+      status: 0,
+      violations: [],
+      responseViolations: [],
+    };
     calls.push(call);
     const out = request(
       {
@@ -176,6 +200,7 @@ async function recordingProxy(port: number, calls: RecordedCall[]): Promise<Serv
           const body = Buffer.concat(chunks);
           const text = call.status >= 400 ? body.toString() : '';
           call.violations = call.status >= 500 ? [] : violationsOf(up, text);
+          call.responseViolations = responseViolationsOf(up);
           const failed = call.status >= 500 ? mockFailure(up, text) : undefined;
           if (failed) call.mockError = failed;
           res.writeHead(call.status, up.headers).end(body);

@@ -12,7 +12,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Entity } from '../../pack/cgs.js';
-import { judge, summarize, truthCheck, unfilled, type CapabilityTruth } from '../../bench/import-truth.js';
+import {
+  blameExample,
+  judge,
+  summarize,
+  truthCheck,
+  unfilled,
+  type CapabilityTruth,
+} from '../../bench/import-truth.js';
 import type { Capability } from '../../pack/cgs.js';
 import { startPrismMock } from '../../bench/prism-mock.js';
 
@@ -135,7 +142,7 @@ t.test('filled: the id and at least half of the declared fields', async (t) => {
 t.test('judge: a violation first, then a failure of the mock, then the status, then the row', async (t) => {
   const entity = { name: 'E', description: '', id_field: 'id', relations: [], fields: [] } as Entity;
   const cap = { name: 'getE', kind: 'get' } as Capability;
-  const call = { method: 'GET', target: '/e/1', status: 500, violations: [] };
+  const call = { method: 'GET', target: '/e/1', status: 500, violations: [], responseViolations: [] };
   const failed = { status: 502, body: { errors: [{ code: 'vendor_error', message: 'answered 500' }] }, text: '' };
   t.match(judge(failed, [{ ...call, mockError: 'Schema too complex: ...' }], cap, entity), {
     category: 'mock_error',
@@ -161,4 +168,18 @@ t.test('judge: a violation first, then a failure of the mock, then the status, t
     },
   ]);
   t.same(r.totals.judged, { total: 1, ok: 1, pct: 100 }, 'a mock error is not judged');
+});
+
+t.test('a misread answer that breaks the document schema is the example, not svc', async (t) => {
+  const bad = { location: ['response', 'body'], severity: 'Error', code: 'required', message: "must have 'value'" };
+  const call = { method: 'GET', target: '/e', status: 200, violations: [], responseViolations: [bad] };
+  const shape = { category: 'response_shape_mismatch' as const, detail: 'no rows at `value`' };
+  t.match(blameExample(shape, [call]), {
+    category: 'example_mismatch',
+    detail: "no rows at `value`; the mock's answer breaks the document's schema: response: body: must have 'value'",
+  });
+  t.same(blameExample(shape, [{ ...call, responseViolations: [] }]), shape, "a valid answer misread stays svc's");
+  const status = { category: 'vendor_status' as const, detail: '500' };
+  t.same(blameExample(status, [call]), status, 'only a failure reading the answer is blamed on the example');
+  t.equal(blameExample(undefined, [call]), undefined, 'a pass stays a pass');
 });
