@@ -35,11 +35,20 @@ export function findReads(
 ): { reads: Map<Operation, Read>; shapes: Map<string, ImportEntity> } {
   const reads = new Map<Operation, Read>();
   const shapes = new Map<string, ImportEntity>();
-  for (const op of ops) {
-    if (op.method !== 'get') continue;
-    const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) });
-    const entity = rr && table.entityFor(rr.schema, op.path);
-    if (!rr || !entity) continue;
+  const gets = ops.filter((op) => op.method === 'get');
+  for (const op of gets)
+    if (op.response.schema && endsWithParam(op.path) && rowResult(op.response.schema, { one: true })?.returns === 'row')
+      table.rowAnswer(op.response.schema, op.path);
+  // An answer a get by id reads as one row is one row wherever it is answered (`GET /boxes/latest`).
+  const found = gets.flatMap((op) => {
+    const one = endsWithParam(op.path) || table.answersRow(op.response.schema, op.path);
+    const rr = rowResult(op.response.schema, { one });
+    return rr ? [{ op, rr }] : [];
+  });
+  table.plan(found.map(({ op, rr }) => ({ schema: rr.schema, path: op.path, returns: rr.returns })));
+  for (const { op, rr } of found) {
+    const entity = table.entityFor(rr.schema, op.path);
+    if (!entity) continue;
     reads.set(op, { op, rr, entity });
     const shape = shapeOf(op.path);
     if (rr.returns === 'rows' && !endsWithParam(op.path) && !shapes.has(shape)) shapes.set(shape, entity);
@@ -117,7 +126,7 @@ function classify(
       return { kind: 'get', entity: read.entity, returns: 'row', rr: read.rr, singleton: true };
     return { kind: 'get', entity: read.entity, returns: 'row', rr: read.rr, own: lastParam(op.path) };
   }
-  const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) });
+  const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) || table.answersRow(op.response.schema) });
   const responseEntity = rr ? table.known(rr.schema) : undefined;
   const at = enclosing(op.path, shapes);
   const entity = at?.entity ?? responseEntity;
