@@ -197,7 +197,8 @@ export function buildCapabilities(ops: Operation[], table: EntityTable, log: Imp
 /**
  * The id field of each entity: the field the path parameter of its first get that names one
  * names (the parameter itself, or what is left of it after words of the entity's name:
- * `issue_number` -> Issue.number), else `id`, else the first field.
+ * `issue_number` -> Issue.number), else `id`, else the first scalar field (an object or a list
+ * cannot go into a URL path), else the first field.
  */
 function settleIds(ops: Operation[], reads: Map<Operation, Read>): void {
   const gets = ops.flatMap((op) => {
@@ -209,9 +210,12 @@ function settleIds(ops: Operation[], reads: Map<Operation, Read>): void {
   for (const { e, p } of gets) if (!e.id) e.id = fieldNamedBy(p, e) ?? '';
   for (const { e } of gets) if (!e.id) e.id = e.fields.has('id') ? 'id' : '';
   // An entity read only by singleton gets (`GET /rate_limit`) keeps no id unless it has `id`:
-  // its rows have no identity (docs/authoring.md, Singleton gets).
+  // its rows have no identity (docs/authoring.md, Singleton gets). Any other takes its first field
+  // that is not an object or a list (an object cannot go into a URL path), else its first field.
   for (const r of reads.values()) if (!r.entity.id && r.entity.fields.has('id')) r.entity.id = 'id';
-  for (const r of reads.values()) if (!r.entity.id && !isSingleton(r)) r.entity.id = [...r.entity.fields.keys()][0]!;
+  const scalar = (e: ImportEntity) => [...e.fields].find(([, t]) => t.type !== 'object' && t.type !== 'array')?.[0];
+  for (const r of reads.values())
+    if (!r.entity.id && !isSingleton(r)) r.entity.id = scalar(r.entity) ?? [...r.entity.fields.keys()][0]!;
 }
 
 /** A read of one row at a path that does not end with a parameter. */

@@ -9,7 +9,7 @@
  * get answers the full row, through a real svc server; the runtime's row check passes the compact rows.
  */
 import t, { type Test } from 'tap';
-import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
@@ -180,3 +180,32 @@ function ok(t: Test, a: Answer, what: string): Row[] {
   t.equal(a.status, 200, `${what}: 200 ${a.status === 200 ? '' : a.text.slice(0, 300)}`);
   return (a.body.rows ?? []) as Row[];
 }
+
+t.test('an entity with no id field named by its get takes its first scalar field, not an object', async (t) => {
+  const row = {
+    type: 'object',
+    properties: {
+      Settings: { type: 'object', properties: { mode: { type: 'string' } } },
+      Tags: { type: 'array', items: { type: 'string' } },
+      Handle: { type: 'string' },
+    },
+  };
+  const doc = {
+    openapi: '3.0.3',
+    info: { title: 'Consoles', version: '1' },
+    servers: [{ url: 'https://consoles.example' }],
+    paths: {
+      '/consoles/{ref}': {
+        get: {
+          operationId: 'getConsole',
+          parameters: [{ name: 'ref', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: row } } } },
+        },
+      },
+    },
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'svc-import-entities-doc-'));
+  writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc));
+  const consoles = (await importAndPack(dir, { entryId: 'consoles' })).cgs;
+  t.equal(consoles.entities.find((e) => e.name === 'Console')?.id_field, 'Handle');
+});
