@@ -13,7 +13,7 @@
  */
 import type { ImportEntity, ImportLog, ImportType } from './model.js';
 import { NameSet, isName, oneLine, pascalName, singular } from './names.js';
-import { isObj, objectShape, scalarUnion, toType, typeOf, unwrap, type Schema } from './schema.js';
+import { anyValueType, isObj, objectShape, scalarUnion, toType, typeOf, unwrap, type Schema } from './schema.js';
 
 /** Component schema object -> its name (dereferencing keeps one object per component). */
 export function componentNames(doc: Schema): Map<Schema, string> {
@@ -182,10 +182,13 @@ export class EntityTable {
     const left = new Set<string>();
     const old = new Set<string>();
     const widened: string[] = [];
+    const anyValue: string[] = [];
     for (const member of members)
       for (const [wire, s] of objectShape(member).props) {
         if (fields.has(wire) || left.has(wire) || old.has(wire)) continue;
-        const t = s.writeOnly === true ? undefined : toType(s);
+        const any = toType(s) ? undefined : anyValueType(s);
+        if (any && s.writeOnly !== true && isName(wire)) anyValue.push(wire);
+        const t = s.writeOnly === true ? undefined : (toType(s) ?? any);
         if (s.deprecated === true) old.add(wire);
         else if (!isName(wire) || !t) left.add(wire);
         else fields.set(wire, t);
@@ -213,6 +216,11 @@ export class EntityTable {
       this.log.review.push({
         what,
         note: `fields of several scalar types, typed as the widest: ${widened.join(', ')}`,
+      });
+    if (anyValue.length)
+      this.log.review.push({
+        what,
+        note: `fields the document gives no type (any JSON value), typed object: ${anyValue.join(', ')}`,
       });
     const compact = members.slice(1).filter((m) => this.components.has(m) || !sameFields(m, schema));
     for (const m of compact)

@@ -199,6 +199,25 @@ export function toType(raw: Schema, depth = 0): ImportType | undefined {
   return undefined;
 }
 
+const LIST_KEYS = new Set(['type', 'items', 'minItems', 'maxItems', 'uniqueItems']);
+
+/**
+ * The type of a field that declares no type at all (`{}`, or only notes: any JSON value), or a
+ * list of such items: a JSON value (`object`), as a nested object is. Undefined for any other
+ * schema. Used for entity fields only: a parameter of no type stays unmappable.
+ */
+export function anyValueType(s: Schema): ImportType | undefined {
+  if (!isObj(s)) return undefined;
+  const description = oneLine(noteOf(s));
+  const d = description ? { description } : {};
+  if (isNote(s)) return { type: 'object', ...d };
+  const list = unwrap(s);
+  const plain = Object.keys(list).every((k) => LIST_KEYS.has(k) || NOTES.has(k) || k.startsWith('x-'));
+  if (typeOf(list) === 'array' && isNote(list.items) && plain)
+    return { type: 'array', items: { type: 'object' }, ...d };
+  return undefined;
+}
+
 /** A type without its description (array items carry none). */
 export function strip(t: ImportType): ImportType {
   const { description: _d, ...rest } = t;

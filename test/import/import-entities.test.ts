@@ -105,7 +105,13 @@ t.test('wrappers of one schema hide no field and no list', async (t) => {
       ['Capacity', 'number', 'Load in tonnes'],
       ['Retired', 'boolean', ''],
       ['Depot', 'object', ''],
+      ['Extra', 'object', "Whatever the fleet's system adds"],
+      ['Marks', 'array', ''],
     ],
+  );
+  t.match(
+    fleet.result.log.review.find((r) => r.what === 'entity Truck')?.note,
+    /fields the document gives no type \(any JSON value\), typed object: Extra, Marks/,
   );
   t.same(
     fleet.cgs.entities.map((e) => e.name),
