@@ -24,6 +24,7 @@ import { CORPUS_PACKAGE, corpusDir, corpusDocuments, documentOperations, origina
 import { runPool } from './corpus-pool.js';
 import { fmtBytes, fmtMs, median, type Benchmark, type BenchResult, type Metric } from './harness.js';
 import type { DocJob, DocOutcome } from './import-corpus-worker.js';
+import { TRUTH_KINDS, UNJUDGED, truthCheck } from './import-truth.js';
 
 export const benchmark: Benchmark = {
   name: 'import-corpus',
@@ -43,6 +44,8 @@ interface Settings {
   report?: string;
   /** `SVC_CORPUS_KEEP=1`: keep the packed catalogs (their folder is printed). */
   keep: boolean;
+  /** `SVC_TRUTH_SAMPLE`: documents under 500 KB the truth check runs against Prism (0: none). */
+  truth: number;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -63,6 +66,7 @@ export function settings(env: NodeJS.ProcessEnv = process.env): Settings {
     memoryMb: intFrom(env, 'SVC_CORPUS_MEMORY_MB', 2_048, 256),
     ...(env.SVC_CORPUS_REPORT ? { report: env.SVC_CORPUS_REPORT } : {}),
     keep: env.SVC_CORPUS_KEEP === '1',
+    truth: intFrom(env, 'SVC_TRUTH_SAMPLE', 40, 0),
   };
 }
 
@@ -160,11 +164,7 @@ async function run(): Promise<BenchResult> {
     docs.sort((a, b) => a.doc.localeCompare(b.doc));
     if (s.report) await writeFile(s.report, JSON.stringify(docs.map(reportRow), null, 1));
     const result = figures(docs, s, all.length, dir);
-    // ---- TRUTH CHECK: bench/import-truth.ts (another engineer) plugs in here. ----
-    // Call its exported function with the documents that imported and packed (`packedDocs(docs)`:
-    // the document file and the folder of its packed artifacts, kept until after this call) and
-    // push its metrics and checks into `result`. Until it lands, one line says it did not run.
-    result.metrics.push(count('truth check', 0, 'not run: bench/import-truth.ts is not wired in yet'));
+    await truthFigures(docs, s, result);
     return result;
   } finally {
     if (s.keep) process.stderr.write(`import-corpus: packed catalogs kept in ${out}\n`);
@@ -172,9 +172,51 @@ async function run(): Promise<BenchResult> {
   }
 }
 
-/** What the truth check gets: each document that imported and packed, with its packed catalog. */
-export function packedDocs(docs: DocFigures[]): Array<{ doc: string; file: string; catalogDir: string }> {
-  return docs.filter((d) => d.outcome.ok).map((d) => ({ doc: d.doc, file: d.file, catalogDir: d.catalogDir }));
+/** Mid-size documents the truth check runs: under 500 KB, imported and packed. */
+const TRUTH_MAX_BYTES = 500 * 1024;
+
+/**
+ * The truth check (bench/import-truth.ts) on a seeded sample of the documents that imported and
+ * packed and are under 500 KB: every get, list, create and update run through svc against a Prism
+ * mock of the same document. Target: 95 % of the capabilities pass.
+ */
+async function truthFigures(docs: DocFigures[], s: Settings, result: BenchResult): Promise<void> {
+  if (s.truth === 0) {
+    result.metrics.push(count('truth check', 0, 'not run: SVC_TRUTH_SAMPLE=0'));
+    return;
+  }
+  const mid = docs.filter((d) => d.outcome.ok && d.bytes < TRUTH_MAX_BYTES).map((d) => d.file);
+  const files = sampleOf(mid, Math.min(s.truth, mid.length), s.seed);
+  const report = await truthCheck(files, {
+    progress: (line) => process.stderr.write(`import-corpus truth: ${line}\n`),
+  });
+  const { all, judged } = report.totals;
+  result.metrics.push(
+    count(
+      'truth documents',
+      report.documents.length,
+      `of ${mid.length} imported under 500 KB, seed ${s.seed}; not checked: import ${report.unchecked.import}, mock ${report.unchecked.mock}, session ${report.unchecked.session}`,
+    ),
+    {
+      label: 'truth: capabilities pass %',
+      value: all.pct,
+      unit: 'count',
+      note: `${n(all.ok)} of ${n(all.total)} gets, lists, creates and updates`,
+    },
+    {
+      label: 'truth: judged pass %',
+      value: judged.pct,
+      unit: 'count',
+      note: `${n(judged.ok)} of ${n(judged.total)}: leaving out what the mock could not judge (${[...UNJUDGED].join(', ')})`,
+    },
+    ...TRUTH_KINDS.map((k) => count(`truth: ${k}`, report.totals[k].ok, `of ${n(report.totals[k].total)}`)),
+    ...report.categories.map((c) => count(`truth failed: ${c.category}`, c.count, c.examples.join('; ').slice(0, 300))),
+  );
+  result.checks.push({
+    target: 'truth check: ≥ 95 % of capabilities pass against Prism',
+    pass: all.total > 0 && all.pct >= 95,
+    actual: `${all.pct} % (${n(all.ok)} of ${n(all.total)} in ${report.documents.length} documents; judged ${judged.pct} %)`,
+  });
 }
 
 function reportRow(d: DocFigures) {

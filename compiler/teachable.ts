@@ -35,7 +35,7 @@ export function teachabilityCheck(cgs: Cgs): Located[] {
   const out: Located[] = [];
   cgs.capabilities.forEach((cap, i) => {
     const at = `/capabilities/${i}`;
-    const program = withAtLeastOne(exampleProgram(cgs.entry_id, cap, registry, symbols), cap);
+    const program = teachableExample(cgs.entry_id, cap, registry, symbols);
     if (program === undefined) {
       out.push({
         at,
@@ -78,6 +78,20 @@ export function teachabilityCheck(cgs: Cgs): Located[] {
     }
   });
   return out;
+}
+
+/**
+ * The example program of a capability the teachability check compiles: the teaching form with
+ * example values for its required parameters (and, for an update, one parameter it changes).
+ * The import truth check (bench/import-truth.ts) runs these against a mock of the document.
+ */
+export function teachableExample(
+  api: string,
+  cap: Capability,
+  registry: Registry,
+  symbols: SymbolTable,
+): string | undefined {
+  return withAtLeastOne(exampleProgram(api, cap, registry, symbols), cap);
 }
 
 /**

@@ -173,9 +173,22 @@ export function constraintExample(p: ParamDef): JsonValue | undefined {
   }
   if (p.type !== 'string') return undefined;
   if ([p.minLength, p.maxLength, p.pattern, p.format].every((x) => x === undefined)) return undefined;
-  const tries = p.format ? [FORMAT_EXAMPLES[p.format]] : PATTERN_TRIES;
+  const tries = p.format ? [FORMAT_EXAMPLES[p.format]] : patternTries(p.pattern);
   const sized = tries.map((s) => fitLength(s, p.minLength, p.maxLength));
   return sized.find((s) => !constraintProblem(p, s));
+}
+
+/**
+ * The shapes tried for a pattern: after a literal start (`^arn:`, `^sk_`, `^https://`), each shape
+ * behind that start first (`arn:text`), then the shapes alone.
+ */
+function patternTries(pattern: string | undefined): string[] {
+  const m = pattern === undefined ? null : /^\^((?:[A-Za-z0-9:_/@=,-]|\\[./:_-])+)/.exec(pattern);
+  if (!m) return PATTERN_TRIES;
+  let start = m[1]!.replace(/\\(.)/g, '$1');
+  // A quantifier after the literal start applies to its last character: leave that one out.
+  if (/^[?*{]/.test(pattern!.slice(m[0].length))) start = start.slice(0, -1);
+  return start ? [...PATTERN_TRIES.map((s) => start + s), ...PATTERN_TRIES] : PATTERN_TRIES;
 }
 
 function fitLength(s: string, min = 0, max = Infinity): string {

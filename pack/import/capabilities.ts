@@ -43,11 +43,20 @@ export function findReads(
 ): { reads: Map<Operation, Read>; shapes: Map<string, ImportEntity> } {
   const reads = new Map<Operation, Read>();
   const shapes = new Map<string, ImportEntity>();
-  for (const op of ops) {
-    if (op.method !== 'get') continue;
-    const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) });
-    const entity = rr && table.entityFor(rr.schema, op.path);
-    if (!rr || !entity) continue;
+  const gets = ops.filter((op) => op.method === 'get');
+  for (const op of gets)
+    if (op.response.schema && endsWithParam(op.path) && rowResult(op.response.schema, { one: true })?.returns === 'row')
+      table.rowAnswer(op.response.schema, op.path);
+  // An answer a get by id reads as one row is one row wherever it is answered (`GET /boxes/latest`).
+  const found = gets.flatMap((op) => {
+    const one = endsWithParam(op.path) || table.answersRow(op.response.schema, op.path);
+    const rr = rowResult(op.response.schema, { one });
+    return rr ? [{ op, rr }] : [];
+  });
+  table.plan(found.map(({ op, rr }) => ({ schema: rr.schema, path: op.path, returns: rr.returns })));
+  for (const { op, rr } of found) {
+    const entity = table.entityFor(rr.schema, op.path);
+    if (!entity) continue;
     reads.set(op, { op, rr, entity });
     const shape = shapeOf(op.path);
     if (rr.returns === 'rows' && !endsWithParam(op.path) && !shapes.has(shape)) shapes.set(shape, entity);
@@ -125,7 +134,7 @@ function classify(
       return { kind: 'get', entity: read.entity, returns: 'row', rr: read.rr, singleton: true };
     return { kind: 'get', entity: read.entity, returns: 'row', rr: read.rr, own: lastParam(op.path) };
   }
-  const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) });
+  const rr = rowResult(op.response.schema, { one: endsWithParam(op.path) || table.answersRow(op.response.schema) });
   const responseEntity = rr ? table.known(rr.schema) : undefined;
   const at = enclosing(op.path, shapes);
   // A POST whose name says it only reads, answering rows, is a query (of a new entity if need be).
@@ -324,7 +333,8 @@ export function buildCapabilities(ops: Operation[], table: EntityTable, log: Imp
 /**
  * The id field of each entity: the field the path parameter of its first get that names one
  * names (the parameter itself, or what is left of it after words of the entity's name:
- * `issue_number` -> Issue.number), else `id`, else the first field.
+ * `issue_number` -> Issue.number), else `id`, else the first scalar field (an object or a list
+ * cannot go into a URL path), else the first field.
  */
 function settleIds(ops: Operation[], reads: Map<Operation, Read>): void {
   const gets = ops.flatMap((op) => {
@@ -336,9 +346,12 @@ function settleIds(ops: Operation[], reads: Map<Operation, Read>): void {
   for (const { e, p } of gets) if (!e.id) e.id = fieldNamedBy(p, e) ?? '';
   for (const { e } of gets) if (!e.id) e.id = e.fields.has('id') ? 'id' : '';
   // An entity read only by singleton gets (`GET /rate_limit`) keeps no id unless it has `id`:
-  // its rows have no identity (docs/authoring.md, Singleton gets).
+  // its rows have no identity (docs/authoring.md, Singleton gets). Any other takes its first field
+  // that is not an object or a list (an object cannot go into a URL path), else its first field.
   for (const r of reads.values()) if (!r.entity.id && r.entity.fields.has('id')) r.entity.id = 'id';
-  for (const r of reads.values()) if (!r.entity.id && !isSingleton(r)) r.entity.id = [...r.entity.fields.keys()][0]!;
+  const scalar = (e: ImportEntity) => [...e.fields].find(([, t]) => t.type !== 'object' && t.type !== 'array')?.[0];
+  for (const r of reads.values())
+    if (!r.entity.id && !isSingleton(r)) r.entity.id = scalar(r.entity) ?? [...r.entity.fields.keys()][0]!;
 }
 
 /** A read of one row at a path that does not end with a parameter. */

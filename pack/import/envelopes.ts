@@ -4,8 +4,10 @@
  * `{"widgets": [...], "meta": {"total": ..}, "links": {..}}`); one row is bare or wrapped under
  * one key (`{"widget": {...}}`, `{"data": {...}}`, beside `meta`/`links`); a request body may wrap
  * its properties the same way. The mapping's `response.path` and `body` template say what is found.
+ * Wrappers of one schema (`allOf: [{$ref}, {description}]`, `oneOf: [X, null]`) are seen through
+ * (schema.ts `unwrap`), so a list or row behind one is found and a component keeps its name.
  */
-import { isObj, isRowSchema, objectShape, typeOf, type Schema } from './schema.js';
+import { isObj, isRowSchema, objectShape, typeOf, unwrap, type Schema } from './schema.js';
 
 /** Where the rows (or the row) are in a response, and a total count beside them. */
 export interface RowResult {
@@ -40,18 +42,19 @@ export interface RowOptions {
  * The rows or row a response schema holds: an array, an object wrapping one array, one object
  * wrapped under one key, or an object.
  */
-export function rowResult(schema: Schema | undefined, opts: RowOptions = {}): RowResult | undefined {
-  if (!isObj(schema)) return undefined;
+export function rowResult(answer: Schema | undefined, opts: RowOptions = {}): RowResult | undefined {
+  if (!isObj(answer)) return undefined;
+  const schema = unwrap(answer);
   const lists = listAlternatives(schema);
   if (lists) return { returns: 'rows', schema: lists, path: '', oneOfLists: true };
-  if (isObj(schema.items) && (schema.type === 'array' || !schema.properties))
-    return isRowSchema(schema.items) ? { returns: 'rows', schema: schema.items, path: '' } : undefined;
+  const items = itemsOf(schema);
+  if (items) return isRowSchema(items) ? { returns: 'rows', schema: items, path: '' } : undefined;
   if (!isRowSchema(schema)) return undefined;
   const { props } = objectShape(schema);
   const list = listWrapper(props, opts.one === true);
   if (list) return list;
   const key = rowKey(props);
-  return key ? { returns: 'row', schema: props.get(key)!, path: key } : { returns: 'row', schema, path: '' };
+  return key ? { returns: 'row', schema: unwrap(props.get(key)!), path: key } : { returns: 'row', schema, path: '' };
 }
 
 /**
@@ -59,7 +62,10 @@ export function rowResult(schema: Schema | undefined, opts: RowOptions = {}): Ro
  * at a path naming one resource (`one`), only beside paging data.
  */
 function listWrapper(props: Map<string, Schema>, one: boolean): RowResult | undefined {
-  const arrays = [...props].filter(([, v]) => isObj(v.items) && isRowSchema(v.items));
+  const arrays = [...props].flatMap(([k, v]): Array<[string, Schema]> => {
+    const items = itemsOf(v);
+    return items && isRowSchema(items) ? [[k, items]] : [];
+  });
   const named = arrays.find(([k]) => WRAPPERS.includes(k));
   const sole = arrays.length === 1 && !props.has('id') && props.size <= 4 ? arrays[0] : undefined;
   const wrapper = named ?? sole;
@@ -67,7 +73,7 @@ function listWrapper(props: Map<string, Schema>, one: boolean): RowResult | unde
   const total = totalOf(props, wrapper[0]);
   return {
     returns: 'rows',
-    schema: wrapper[1].items as Schema,
+    schema: wrapper[1],
     path: wrapper[0],
     ...(total ? { totalPath: total } : {}),
   };
@@ -105,8 +111,14 @@ function totalOf(props: Map<string, Schema>, rows: string): string | undefined {
 function rowKey(props: Map<string, Schema>): string | undefined {
   const rest = [...props.keys()].filter((k) => !META.includes(k));
   if (rest.length !== 1) return undefined;
-  const inner = props.get(rest[0]!);
+  const inner = unwrap(props.get(rest[0]!)!);
   return isRowSchema(inner) && typeOf(inner) !== 'array' ? rest[0] : undefined;
+}
+
+/** The items of a list schema (seen through wrappers), when it is one. */
+function itemsOf(s: Schema): Schema | undefined {
+  const list = unwrap(s);
+  return isObj(list.items) && (typeOf(list) === 'array' || !list.properties) ? unwrap(list.items) : undefined;
 }
 
 /**
@@ -117,7 +129,8 @@ function rowKey(props: Map<string, Schema>): string | undefined {
 export function bodyWrapper(schema: Schema): string | undefined {
   const { props } = objectShape(schema);
   if (props.size !== 1) return undefined;
-  const [key, inner] = [...props][0]!;
+  const [key, wrapped] = [...props][0]!;
+  const inner = unwrap(wrapped);
   return isRowSchema(inner) && typeOf(inner) !== 'array' && inner.readOnly !== true ? key : undefined;
 }
 
@@ -130,7 +143,10 @@ function listAlternatives(s: Schema): Schema | undefined {
   if (s.properties || s.items) return undefined;
   const parts = [s.oneOf, s.anyOf].find((x) => Array.isArray(x)) as unknown[] | undefined;
   if (!parts || parts.length < 2) return undefined;
-  const rows = parts.map((p) => (isObj(p) && p.type === 'array' && isRowSchema(p.items) ? p.items : undefined));
+  const rows = parts.map((p) => {
+    const items = isObj(p) && typeOf(p) === 'array' ? itemsOf(p) : undefined;
+    return items && isRowSchema(items) ? items : undefined;
+  });
   if (!rows.every((r) => r !== undefined)) return undefined;
   const size = (r: Schema) => objectShape(r).props.size;
   return rows.reduce((best, r) => (size(r) > size(best) ? r : best));

@@ -253,10 +253,12 @@ function bodyParams(
   }
   for (const [wire, s] of props) {
     if (s.readOnly === true && wire !== keep) continue;
-    const req = op.body.required && required.has(wire);
+    // svc always sends the body (`{}` at least), so what its schema requires is required even
+    // when the document marks the body itself optional.
+    const req = required.has(wire);
     const part = op.body.parts?.[wire];
     if (op.body.encoding !== 'json' && isFilePart(s, isObj(part) ? part : undefined)) {
-      if (req)
+      if (req && op.body.required)
         return {
           reason: 'body',
           why: `required file part \`${wire}\` of the ${kind} body (svc sends text fields only)`,

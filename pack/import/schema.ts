@@ -1,7 +1,7 @@
 /**
  * Reading dereferenced JSON Schemas of an OpenAPI document: `allOf` merged, `oneOf`/`anyOf`
- * unioned, 3.1 type lists and `nullable` reduced, a union of scalar types read as the widest, and
- * a schema turned into an authoring type.
+ * unioned, 3.1 type lists and `nullable` reduced, a union of scalar types read as the widest,
+ * wrappers of one schema seen through (`unwrap`), and a schema turned into an authoring type.
  */
 import type { ImportType } from './model.js';
 import { oneLine } from './names.js';
@@ -12,7 +12,7 @@ export type Schema = Record<string, any>;
 
 export const isObj = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The one non-null type of a schema (`type: [string, null]` -> string), if it names one. */
+/** The one non-null type of a schema (`type: [string, null]` -> string), if it names one, seen through `unwrap`. */
 export function typeOf(s: Schema): string | undefined {
   const t: unknown = s.type;
   if (typeof t === 'string') return t;
@@ -22,6 +22,62 @@ export function typeOf(s: Schema): string | undefined {
   }
   if (isObj(s.properties)) return 'object';
   if (isObj(s.items)) return 'array';
+  const inner = unwrap(s);
+  return inner === s ? undefined : typeOf(inner);
+}
+
+/** Keywords that say something about a schema without changing the values it admits. */
+const NOTES = new Set([
+  'description',
+  'title',
+  'example',
+  'examples',
+  'externalDocs',
+  'xml',
+  'default',
+  'nullable',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+]);
+const COMPOSED = ['allOf', 'oneOf', 'anyOf'] as const;
+
+/** A schema of notes only (`{"description": ..}`, the second part of `allOf: [{$ref}, {description}]`). */
+const isNote = (p: unknown) => isObj(p) && Object.keys(p).every((k) => NOTES.has(k) || k.startsWith('x-'));
+const isNull = (p: unknown) =>
+  isObj(p) && (p.type === 'null' || (Array.isArray(p.enum) && p.enum.length === 1 && p.enum[0] === null));
+
+/** The parts of `s[key]` that admit values: parts of notes only, and `null` (in oneOf/anyOf), left out. */
+function realParts(s: Schema, key: (typeof COMPOSED)[number]): Schema[] {
+  if (!Array.isArray(s[key])) return [];
+  return (s[key] as unknown[]).filter((p): p is Schema => isObj(p) && !isNote(p) && !(key !== 'allOf' && isNull(p)));
+}
+
+/**
+ * The one schema a wrapper stands for, the very object (so a component keeps its name): `allOf:
+ * [X]` with notes beside it (a description attached to a `$ref`), `allOf: [X, {description}]`,
+ * `oneOf`/`anyOf: [X, {type: null}]` (3.1 nullable), `{type: object, allOf: [X]}`. Any other
+ * schema is itself.
+ */
+export function unwrap(s: Schema, depth = 0): Schema {
+  if (!isObj(s) || depth > 6 || isObj(s.properties) || isObj(s.items)) return s;
+  const keys = COMPOSED.filter((k) => s[k] !== undefined);
+  if (keys.length !== 1) return s;
+  const rest = Object.keys(s).filter((k) => k !== keys[0] && k !== 'type' && !NOTES.has(k) && !k.startsWith('x-'));
+  const parts = realParts(s, keys[0]!);
+  if (rest.length > 0 || parts.length !== 1) return s;
+  const inner = unwrap(parts[0]!, depth + 1);
+  if (s.type !== undefined && typeof s.type === 'string' && typeOf(inner) !== s.type) return s;
+  return inner;
+}
+
+/** The description of a wrapper: its own, else that of a part of notes beside the schema it wraps. */
+function noteOf(s: Schema): string | undefined {
+  if (typeof s.description === 'string') return s.description;
+  for (const key of COMPOSED)
+    for (const p of Array.isArray(s[key]) ? (s[key] as unknown[]) : [])
+      if (isNote(p) && typeof (p as Schema).description === 'string') return (p as Schema).description as string;
   return undefined;
 }
 
@@ -55,17 +111,23 @@ export function isRowSchema(s: unknown): s is Schema {
   );
 }
 
-/** The schema of a composed scalar (`allOf: [{$ref: Kind}]`, `oneOf` of one type) reduced to one. */
+/**
+ * The schema of a composed scalar (`allOf: [{$ref: Kind}]`, `allOf: [{$ref: Kind}, {description}]`,
+ * `oneOf` of one type) reduced to one, with the wrapper's description.
+ */
 function scalarOf(s: Schema, depth = 0): Schema {
   if (depth > 4) return s;
-  for (const key of ['allOf', 'oneOf', 'anyOf']) {
-    const parts = Array.isArray(s[key]) ? (s[key] as Schema[]).filter((p) => isObj(p) && typeOf(p) !== 'null') : [];
+  for (const key of COMPOSED) {
+    const parts = realParts(s, key);
     if (parts.length === 1 && !isObj(s.properties)) return { ...scalarOf(parts[0]!, depth + 1), ...pick(s) };
   }
   return s;
 }
 
-const pick = (s: Schema) => (typeof s.description === 'string' ? { description: s.description } : {});
+const pick = (s: Schema) => {
+  const description = noteOf(s);
+  return description === undefined ? {} : { description };
+};
 
 /** Scalar types, widest first: every integer is a number, every value can be sent as text. */
 const WIDEST_FIRST = ['string', 'number', 'integer', 'boolean'] as const;
@@ -134,6 +196,25 @@ export function toType(raw: Schema, depth = 0): ImportType | undefined {
       return { type: 'object', ...d };
   }
   if (s.allOf || s.oneOf || s.anyOf) return objectShape(s).props.size > 0 ? { type: 'object', ...d } : undefined;
+  return undefined;
+}
+
+const LIST_KEYS = new Set(['type', 'items', 'minItems', 'maxItems', 'uniqueItems']);
+
+/**
+ * The type of a field that declares no type at all (`{}`, or only notes: any JSON value), or a
+ * list of such items: a JSON value (`object`), as a nested object is. Undefined for any other
+ * schema. Used for entity fields only: a parameter of no type stays unmappable.
+ */
+export function anyValueType(s: Schema): ImportType | undefined {
+  if (!isObj(s)) return undefined;
+  const description = oneLine(noteOf(s));
+  const d = description ? { description } : {};
+  if (isNote(s)) return { type: 'object', ...d };
+  const list = unwrap(s);
+  const plain = Object.keys(list).every((k) => LIST_KEYS.has(k) || NOTES.has(k) || k.startsWith('x-'));
+  if (typeOf(list) === 'array' && isNote(list.items) && plain)
+    return { type: 'array', items: { type: 'object' }, ...d };
   return undefined;
 }
 

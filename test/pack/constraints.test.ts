@@ -265,5 +265,9 @@ t.test('constraintExample: a value that satisfies the constraints, or undefined'
   t.equal(constraintExample(p({ pattern: '^[A-Z]{2}$' })), 'AB');
   t.equal(constraintExample(p({ minLength: 6 })), 'textxx');
   t.equal(constraintExample(p({ pattern: '^\\d{5}-\\d{4}$' })), undefined, 'no simple shape fits');
+  t.equal(constraintExample(p({ pattern: '^arn:.*', minLength: 20 })), 'arn:textxxxxxxxxxxxx', 'after a literal start');
+  t.equal(constraintExample(p({ pattern: '^sk_[a-z]+$' })), 'sk_text');
+  t.equal(constraintExample(p({ pattern: '^https:\\/\\/' })), 'https://text', 'escaped literals');
+  t.equal(constraintExample(p({ pattern: '^v[0-9]+$' })), 'v123', 'a start before a class');
   t.equal(constraintExample(p({})), undefined, 'no constraint: the type example serves');
 });
