@@ -91,7 +91,10 @@ t.test('form and multipart bodies become parameters with their encoding', async 
     report,
     '| `POST /jobs (createJob) body part proof` | `file_part` | a file part of the multipart body: svc sends text fields only |',
   );
-  t.match(report, '| `POST /jobs/{id}/artwork (uploadArtwork)` | `body` | required file part `artwork` of the multipart body');
+  t.match(
+    report,
+    '| `POST /jobs/{id}/artwork (uploadArtwork)` | `body` | required file part `artwork` of the multipart body',
+  );
   t.match(
     report,
     'Request bodies: 1 JSON; form (`body_encoding: form`, application/x-www-form-urlencoded): `createCustomer`; multipart (`body_encoding: multipart`, multipart/form-data text fields): `createJob`.',

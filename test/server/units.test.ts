@@ -211,8 +211,8 @@ t.test(
     });
     const opened = await service.open({ entry_id: 'brewery', seeds: ['brewery:Brewery'] }, '');
     const s = (await sessions.get({
-      prompt_hash: opened.extra!.prompt_hash as string,
-      session: opened.extra!.session as string,
+      prompt_hash: opened.extra.prompt_hash,
+      session: opened.extra.session,
     }))!;
     const dry = (program: string) => service.program(s, { program, mode: 'plan', wait: true, force: false });
 

@@ -49,7 +49,7 @@ async function replicas(t: Test, aUrl = redis.url) {
     return s;
   }) as [ExecuteService, ExecuteService];
   const o = await a.open({ entry_id: 'brewery', seeds: ['Beer'] }, '');
-  const key: SessionKey = { prompt_hash: o.extra!.prompt_hash as string, session: o.extra!.session as string };
+  const key: SessionKey = { prompt_hash: o.extra.prompt_hash, session: o.extra.session };
   return { a, b, aRepo: repos[0], key, claim: claimKey(keyPrefix, key) };
 }
 

@@ -204,7 +204,7 @@ async function service(t: Test) {
   const a = new ExecuteService({ registry: () => registry, sessions, artifacts, runtime: { http }, limits });
   t.teardown(() => a.cancelAll(100));
   const o = await a.open({ entry_id: 'brewery', seeds: ['Beer'] }, '');
-  const key: SessionKey = { prompt_hash: o.extra!.prompt_hash as string, session: o.extra!.session as string };
+  const key: SessionKey = { prompt_hash: o.extra.prompt_hash, session: o.extra.session };
   const early = async (req: ProgramRequest = read) => {
     const f = await a.find(key, '', true);
     const confirm = f.confirm;

@@ -37,7 +37,7 @@ async function replicas(t: Test, url = redis.url) {
     }),
   );
   const o = await a!.open({ entry_id: 'brewery', seeds: ['Beer'] }, '');
-  const key: SessionKey = { prompt_hash: o.extra!.prompt_hash as string, session: o.extra!.session as string };
+  const key: SessionKey = { prompt_hash: o.extra.prompt_hash, session: o.extra.session };
   return { a: a!, b: b!, key };
 }
 

@@ -44,7 +44,7 @@ function replica(leaseMs: number, now: () => number = Date.now): ExecuteService 
 
 async function open(a: ExecuteService): Promise<SessionKey> {
   const o = await a.open({ entry_id: 'brewery', seeds: ['Beer'] }, '');
-  return { prompt_hash: o.extra!.prompt_hash as string, session: o.extra!.session as string };
+  return { prompt_hash: o.extra.prompt_hash, session: o.extra.session };
 }
 
 const bg = { mode: 'live' as const, wait: false, force: false };

@@ -35,12 +35,7 @@ async function session() {
   const opened = await service.open({ entry_id: 'brewery', seeds: ['Brewery', 'Beer'] }, 'acme');
   t.equal(opened.kind, 'created');
   t.notOk('status' in opened, 'an outcome has no protocol status');
-  return (
-    await service.find(
-      { prompt_hash: opened.extra!.prompt_hash as string, session: opened.extra!.session as string },
-      'acme',
-    )
-  ).session;
+  return (await service.find({ prompt_hash: opened.extra.prompt_hash, session: opened.extra.session }, 'acme')).session;
 }
 
 const run = { mode: 'live' as const, wait: true, force: false };
