@@ -53,6 +53,12 @@ export const TRUTH_CATEGORIES = [
   /** The mock could not answer a valid request (Prism's `Schema too complex`): no verdict on svc. */
   'mock_error',
   /**
+   * The document's path key carries a fragment (`/#X-Amz-Target=Svc.Op`, AWS JSON protocols):
+   * svc sends the path without it, as HTTP does (the operation rides in a header), and Prism,
+   * which routes path keys literally, finds no route: no verdict on svc.
+   */
+  'mock_unroutable',
+  /**
    * svc refused or could not fill the answer, and Prism found that answer against the document's
    * own response schema (an example of another shape): the document's gap, no verdict on svc.
    */
@@ -69,7 +75,12 @@ export const TRUTH_CATEGORIES = [
 export type TruthCategory = (typeof TRUTH_CATEGORIES)[number];
 
 /** Failures that say nothing about svc: the mock could not answer, or only with an error. */
-export const UNJUDGED: ReadonlySet<TruthCategory> = new Set(['mock_error', 'no_success_declared', 'example_mismatch']);
+export const UNJUDGED: ReadonlySet<TruthCategory> = new Set([
+  'mock_error',
+  'mock_unroutable',
+  'no_success_declared',
+  'example_mismatch',
+]);
 
 export interface CapabilityTruth {
   capability: string;
@@ -186,11 +197,12 @@ async function checkDocument(file: string, opts: TruthOptions): Promise<Document
   });
   try {
     let api: string;
-    let noSuccess: Set<string>;
+    let facts: DocumentFacts;
     try {
       const imported = await importPackLoad(file, dir);
       api = imported.api;
-      noSuccess = withoutSuccess(await readOpenApi(file), imported.result.catalog.capabilities);
+      const caps = imported.result.catalog.capabilities;
+      facts = { noSuccess: withoutSuccess(await readOpenApi(file), caps), fragment: withFragment(caps) };
     } catch (e) {
       return out({ error: { stage: 'import', message: messageOf(e) } });
     }
@@ -201,7 +213,7 @@ async function checkDocument(file: string, opts: TruthOptions): Promise<Document
       return out({ api, error: { stage: 'mock', message: messageOf(e) } });
     }
     try {
-      return out({ api, ...(await runAgainst(dir, api, mock, noSuccess, opts)) });
+      return out({ api, ...(await runAgainst(dir, api, mock, facts, opts)) });
     } finally {
       await mock.stop();
     }
@@ -217,7 +229,7 @@ async function runAgainst(
   dir: string,
   api: string,
   mock: PrismMock,
-  noSuccess: Set<string>,
+  facts: DocumentFacts,
   opts: TruthOptions,
 ): Promise<Pick<DocumentTruth, 'capabilities' | 'error'>> {
   const loaded = await loadCatalogDir(dir, {
@@ -253,7 +265,7 @@ async function runAgainst(
         capabilities: [],
         error: { stage: 'session', message: "the session's wave is not the teaching table of every entity" },
       };
-    const run = new Runner(server.url + session.path, mock, noSuccess, 3 * requestTimeoutMs);
+    const run = new Runner(server.url + session.path, mock, facts, 3 * requestTimeoutMs);
     const capabilities: CapabilityTruth[] = [];
     for (const cap of cgs.capabilities) {
       if (!isTruthKind(cap.kind)) continue;
@@ -267,6 +279,19 @@ async function runAgainst(
     await server.close(500);
     await artifacts.close();
   }
+}
+
+/** What the document says of its capabilities that the judge needs (by capability name). */
+interface DocumentFacts {
+  /** The operation declares no 2xx response. */
+  noSuccess: Set<string>;
+  /** The operation's path key carries a fragment (`/#X-Amz-Target=...`). */
+  fragment: Set<string>;
+}
+
+/** Names of the capabilities whose operation's path key carries a fragment. */
+export function withFragment(caps: Array<{ name: string; origin: string }>): Set<string> {
+  return new Set(caps.filter((c) => (/^\S+ (\S+)/.exec(c.origin)?.[1] ?? '').includes('#')).map((c) => c.name));
 }
 
 /** Names of the capabilities whose operation declares no 2xx response (Prism answers them an error). */
@@ -339,7 +364,7 @@ class Runner {
   constructor(
     private readonly session: string,
     private readonly mock: PrismMock,
-    private readonly noSuccess: Set<string>,
+    private readonly facts: DocumentFacts,
     private readonly timeoutMs: number,
   ) {}
 
@@ -368,7 +393,13 @@ class Runner {
     }
     const calls = this.mock.calls.slice(from);
     try {
-      const verdict = blameExample(judge(answer, calls, cap, entity, this.noSuccess.has(cap.name)), calls);
+      const verdict = blameExample(
+        judge(answer, calls, cap, entity, {
+          noSuccessDeclared: this.facts.noSuccess.has(cap.name),
+          fragment: this.facts.fragment.has(cap.name),
+        }),
+        calls,
+      );
       return { ...base, program, ok: verdict === undefined, ...verdict, calls: calls.length };
     } catch (e) {
       return { ...base, program, ok: false, category: 'run_error', detail: messageOf(e), calls: calls.length };
@@ -402,13 +433,13 @@ export function judge(
   calls: RecordedCall[],
   cap: Capability,
   entity: Entity,
-  noSuccessDeclared = false,
+  { noSuccessDeclared = false, fragment = false }: { noSuccessDeclared?: boolean; fragment?: boolean } = {},
 ): { category: TruthCategory; detail: string } | undefined {
   const invalid = calls.find((c) => c.violations.length);
   if (invalid) {
     const v = invalid.violations[0]!;
     return {
-      category: 'request_invalid',
+      category: fragment && /route not resolved/i.test(v.message) ? 'mock_unroutable' : 'request_invalid',
       detail: `${invalid.method} ${invalid.target}: ${[...(v.location ?? []), v.message].join(': ')}`,
     };
   }

@@ -419,7 +419,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
   const meaning = meaningOf(op);
   const comma = commaLists(params);
   const query = { ...op.fixed?.query, ...built.constants.query };
-  const headers = built.constants.headers;
+  const headers = { ...(op.response.accept ? { Accept: op.response.accept } : {}), ...built.constants.headers };
   const constants = {
     ...(Object.keys(query).length ? { query } : {}),
     ...(Object.keys(headers).length ? { headers } : {}),

@@ -38,7 +38,17 @@ export interface Operation {
   /** The request body is none of those (a file, XML, plain text): its media types. */
   bodyNotJson?: { required: boolean; types: string[] };
   /** Success response: its JSON schema (if any) and the names of its declared headers. */
-  response: { status: string; schema?: Schema; headers: string[] };
+  response: {
+    status: string;
+    schema?: Schema;
+    headers: string[];
+    /**
+     * What svc asks for (`Accept`) when the document declares the answer's JSON under another media
+     * type only (`application/vnd.amadeus+json`, `application/hal+json`, `*\/*`): a vendor may refuse
+     * `Accept: application/json` there (406).
+     */
+    accept?: string;
+  };
   /**
    * What the document's path key carries besides a path: a query string (`/items?action=archive`,
    * a Swagger path overloaded by a fixed query), sent as constant query values, and a fragment
@@ -52,7 +62,7 @@ export interface Operation {
   deprecated?: true;
 }
 
-const JSON_TYPE = /^application\/([\w.-]+\+)?json\b|^\*\/\*$/i;
+export const JSON_TYPE = /^application\/([\w.-]+\+)?json\b|^\*\/\*$/i;
 /** The media types of request bodies svc sends, in the order it prefers them. */
 const BODY_TYPES: Array<[BodyEncoding, RegExp]> = [
   ['json', JSON_TYPE],
@@ -108,7 +118,17 @@ function successResponse(responses: unknown): Operation['response'] {
   const r = status ? (responses[status] as Schema) : undefined;
   const schema = isObj(r) ? jsonSchema(r.content) : undefined;
   const headers = isObj(r) && isObj(r.headers) ? Object.keys(r.headers) : [];
-  return { status, ...(schema ? { schema } : {}), headers };
+  const accept = schema && isObj(r) ? acceptOf(r.content) : undefined;
+  return { status, ...(schema ? { schema } : {}), headers, ...(accept ? { accept } : {}) };
+}
+
+/** The JSON media type an answer is declared under, when none of them is `application/json`. */
+function acceptOf(content: unknown): string | undefined {
+  if (!isObj(content)) return undefined;
+  const types = Object.keys(content).filter(
+    (k) => JSON_TYPE.test(k) && isObj((content[k] as Schema | undefined)?.schema),
+  );
+  return types.length > 0 && !types.some((k) => /^application\/json\b/i.test(k)) ? types[0] : undefined;
 }
 
 /**

@@ -15,7 +15,7 @@ import { constraintsOf, defaultBreaks, keepTeachable, listKeywordsLeft } from '.
 import { bodyWrapper } from './envelopes.js';
 import type { ImportParam, ParamIn, Skipped } from './model.js';
 import { NameSet, camelName, isReserved, oneLine, safeName, singular } from './names.js';
-import type { OpParam, Operation } from './operations.js';
+import { JSON_TYPE, type OpParam, type Operation } from './operations.js';
 import { isObj, objectShape, scalarUnion, toType, type Schema } from './schema.js';
 
 export interface ParamResult {
@@ -91,7 +91,15 @@ export function buildParams(
         dropped.push(`${p.name} (deprecated)`);
         continue;
       }
-      if (p.in === 'header' && /^(accept|content-type|authorization)$/i.test(p.name)) continue;
+      if (p.in === 'header' && /^accept$/i.test(p.name)) {
+        // The JSON type of the values the document lists is what svc asks for (it reads JSON).
+        const json: unknown = Array.isArray(p.schema.enum)
+          ? (p.schema.enum as unknown[]).find((v) => typeof v === 'string' && JSON_TYPE.test(v))
+          : undefined;
+        if (typeof json === 'string') constants.headers.Accept = json;
+        continue;
+      }
+      if (p.in === 'header' && /^(content-type|authorization)$/i.test(p.name)) continue;
       const fixed = constantOf(p);
       if (fixed !== undefined) {
         constants[p.in === 'query' ? 'query' : 'headers'][p.name] = fixed;

@@ -18,6 +18,7 @@ import {
   summarize,
   truthCheck,
   unfilled,
+  withFragment,
   type CapabilityTruth,
 } from '../../bench/import-truth.js';
 import type { Capability } from '../../pack/cgs.js';
@@ -154,7 +155,24 @@ t.test('judge: a violation first, then a failure of the mock, then the status, t
     detail: 'GET /e/1: request: query: bad q',
   });
   t.match(judge(failed, [call], cap, entity), { category: 'vendor_status', detail: /^vendor_error \(mock 500\)/ });
-  t.match(judge(failed, [call], cap, entity, true), { category: 'no_success_declared' });
+  t.match(judge(failed, [call], cap, entity, { noSuccessDeclared: true }), { category: 'no_success_declared' });
+  const unrouted = { ...violation, location: ['request'], message: 'Route not resolved, no path matched' };
+  const posted = [{ ...call, status: 404, violations: [unrouted] }];
+  t.match(
+    judge(failed, posted, cap, entity, { fragment: true }),
+    { category: 'mock_unroutable' },
+    'a fragment path key',
+  );
+  t.match(judge(failed, posted, cap, entity), { category: 'request_invalid' }, 'any other path: svc sent a wrong path');
+  t.same(
+    [
+      ...withFragment([
+        { name: 'a', origin: 'POST /#X-Amz-Target=Kms.CreateKey (CreateKey)' },
+        { name: 'b', origin: 'GET /keys (ListKeys)' },
+      ]),
+    ],
+    ['a'],
+  );
   const r = summarize([
     {
       file: 'x',
