@@ -147,6 +147,28 @@ export function splitPathKey(key: string): { path: string; query: Record<string,
   return { path, query, ...(fragment ? { fragment } : {}) };
 }
 
+/**
+ * A path key's query that names a parameter (`/search?term={term}&amount={amount}`, the parameters
+ * declared `in: path`, or `in: query` too) sends that parameter in the query, not a constant
+ * `{term}`: a path one moves to the query under the key's name, and only true constants stay fixed.
+ */
+function queryTemplates(
+  declared: OpParam[],
+  fixed: Operation['fixed'],
+): { merged: OpParam[]; fixedOwn: Operation['fixed'] } {
+  if (!fixed) return { merged: declared, fixedOwn: undefined };
+  const merged = [...declared];
+  const query: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fixed.query)) {
+    const ref = /^\{([^}]+)\}$/.exec(v)?.[1];
+    const i = ref === undefined ? -1 : merged.findIndex((p) => p.name === ref && p.in === 'path');
+    if (i >= 0) merged[i] = { ...merged[i]!, in: 'query', name: k };
+    // Declared as a query parameter already: it is sent from there.
+    else if (ref === undefined || !merged.some((p) => p.name === ref && p.in === 'query')) query[k] = v;
+  }
+  return { merged, fixedOwn: { ...fixed, query } };
+}
+
 /** Every operation of `doc` (GET, POST, PUT, PATCH, DELETE), path-level parameters merged in. */
 export function collectOperations(doc: Schema): { ops: Operation[]; other: string[] } {
   const ops: Operation[] = [];
@@ -161,7 +183,8 @@ export function collectOperations(doc: Schema): { ops: Operation[]; other: strin
       const op: unknown = item[method];
       if (!isObj(op)) continue;
       const own = params(op.parameters);
-      const merged = [...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)), ...own];
+      const declared = [...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)), ...own];
+      const { merged, fixedOwn } = queryTemplates(declared, fixed);
       const rb = isObj(op.requestBody) ? op.requestBody : undefined;
       const body = rb ? requestBody(rb) : undefined;
       const id = typeof op.operationId === 'string' ? op.operationId : undefined;
@@ -178,7 +201,7 @@ export function collectOperations(doc: Schema): { ops: Operation[]; other: strin
           ? { bodyNotJson: { required: rb.required === true, types: Object.keys(isObj(rb.content) ? rb.content : {}) } }
           : {}),
         response: successResponse(op.responses),
-        ...(fixed ? { fixed } : {}),
+        ...(fixedOwn ? { fixed: fixedOwn } : {}),
         label: `${method.toUpperCase()} ${key}${id ? ` (${id})` : ''}`,
         ...(op.deprecated === true ? { deprecated: true as const } : {}),
       });

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeArtifacts } from '../../pack/index.js';
 import { readsByName } from '../../pack/import/capabilities.js';
-import { splitPathKey } from '../../pack/import/operations.js';
+import { collectOperations, splitPathKey } from '../../pack/import/operations.js';
 import { startFaultVendor } from '../_helpers/fault-vendor.js';
 import { importAndPack } from '../_helpers/import.js';
 import { openSession, runProgram, startStack } from '../_helpers/server.js';
@@ -31,6 +31,33 @@ t.test('a path key splits into the path sent, a fixed query and a fragment', asy
   t.same(splitPathKey('/items?action=archive&force'), { path: '/items', query: { action: 'archive', force: '' } });
   t.same(splitPathKey('/logout#token'), { path: '/logout', query: {}, fragment: 'token' });
   t.same(splitPathKey('/items/{id}'), { path: '/items/{id}', query: {} });
+});
+
+t.test('a path key whose query names a parameter sends the parameter there, not a constant', async (t) => {
+  const doc = {
+    paths: {
+      '/search?term={term}&amount={amount}&v=2': {
+        get: {
+          parameters: [
+            { name: 'term', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'amount', in: 'query', schema: { type: 'integer' } },
+          ],
+          responses: {},
+        },
+      },
+    },
+  };
+  const [op] = collectOperations(doc).ops;
+  t.equal(op!.path, '/search');
+  t.same(
+    op!.params.map((p) => [p.name, p.in, p.required]),
+    [
+      ['term', 'query', true],
+      ['amount', 'query', false],
+    ],
+    'a path parameter named in the query is a query parameter; a query one stays',
+  );
+  t.same(op!.fixed?.query, { v: '2' }, 'only the true constant is fixed');
 });
 
 t.test('a POST name says it reads only when it lists, searches or gets without a write word', async (t) => {
