@@ -5,12 +5,11 @@
  * key check (when keys are provisioned), the body limit and JSON decoding; transport sessions are
  * capped and closed when idle (`session-cap.ts`), new ones limited per address (`rate-limit.ts`),
  * each bound to the transport key that opened it. Requests get JSON-RPC errors where the protocol
- * says so (unknown session 404, no session 400, malformed JSON 400), never a crash. The
- * transport is the SDK's Web-standard one, driven through a lean Node bridge (`web-adapter.ts`)
- * rather than the SDK's Node wrapper and its general-purpose adapter; a POST that is one
- * well-formed tools/call of a known tool on an open session is run and answered by
- * `direct-call.ts` instead, as the transport would answer it, without the transport's cost per
- * message. The SDK `Server` of a session and its handlers are `sdk-server.ts`'s.
+ * says so (unknown session 404, no session 400, malformed JSON 400), never a crash. Every
+ * message, tools/call included, goes through the SDK's Web-standard transport (its public
+ * `handleRequest`), driven by a Node bridge (`web-adapter.ts`); a session opened elsewhere is
+ * resumed with the SDK's public API too (`resume.ts`). The SDK `Server` of a session and its
+ * handlers are `sdk-server.ts`'s.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,13 +21,19 @@ import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestedDeeperThan, readBody } from '../h
 import { sameKey, type McpConfig } from './config.js';
 import { McpSession, type McpDeps } from './session.js';
 import type { SharedKv } from '../kv.js';
-import { markInitialized, parseShared, sharedText } from './resume.js';
+import {
+  clientInitOf,
+  parseShared,
+  replayInitialize,
+  sharedText,
+  type ClientInit,
+  type SharedSession,
+} from './resume.js';
 import { mcpServer } from './sdk-server.js';
 import { NewSessionLimit } from './rate-limit.js';
 import { evictee, holdsRequest, idleLimit } from './session-cap.js';
-import { serve } from './web-adapter.js';
+import { serve, webRequest } from './web-adapter.js';
 import { rpcError } from './refusal.js';
-import { cancelledIds, directCallOf, DirectCalls, runDirect } from './direct-call.js';
 
 export interface McpEndpointOptions {
   version: string;
@@ -49,8 +54,8 @@ interface Entry {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   session: McpSession;
-  /** Its tools/calls run by `direct-call.ts`, not through the transport, until answered. */
-  calls: DirectCalls;
+  /** What its client sent in `initialize`, replayed where the session is resumed. */
+  init: ClientInit;
   lastUsed: number;
   /** When its state was last written to the shared store (its expiry restarts then). */
   sharedAt: number;
@@ -68,6 +73,8 @@ export class McpEndpoint {
   private readonly sweeper: NodeJS.Timeout;
   private readonly limits: { idleMs: number; freshIdleMs: number };
   private readonly newSessions: NewSessionLimit;
+  /** Sessions being resumed now, by id: a second request for one waits for the first's resume. */
+  private readonly resuming = new Map<string, Promise<Entry | undefined>>();
 
   constructor(
     private readonly deps: McpDeps,
@@ -102,7 +109,7 @@ export class McpEndpoint {
         allow: 'GET, POST, DELETE',
       });
     const sid = header(req, 'mcp-session-id');
-    const found = sid === undefined ? undefined : (this.entries.get(sid) ?? (await this.resume(sid, key)));
+    const found = sid === undefined ? undefined : (this.entries.get(sid) ?? (await this.resume(sid, key, req)));
     // Another key's session answers as an unknown one: its id alone reaches nothing.
     const entry = found && sameKey(found.key, key) ? found : undefined;
     if (sid !== undefined && !entry)
@@ -134,16 +141,9 @@ export class McpEndpoint {
       // No longer fresh: its shared copy (written to expire as a fresh one) is written again now.
       if (entry.fresh && holdsRequest(body)) [entry.fresh, entry.sharedAt] = [false, -Infinity];
       this.keepShared(sid!, entry);
-      for (const id of cancelledIds(body)) entry.calls.get(id)?.abort();
       if (method !== 'POST') return serve(entry.transport, req, res, body);
       entry.busy++;
-      try {
-        const call = directCallOf(body, req, entry.session);
-        if (call) return await runDirect(call, entry.session, sid!, entry.calls, req, res);
-        return await serve(entry.transport, req, res, body);
-      } finally {
-        entry.busy--;
-      }
+      return serve(entry.transport, req, res, body).finally(() => entry.busy--);
     }
     if (method !== 'POST' || !isInitializeRequest(body))
       return rpcError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: no Mcp-Session-Id; send initialize first');
@@ -157,21 +157,25 @@ export class McpEndpoint {
         `the server holds ${this.entries.size} MCP sessions (the cap); try again later`,
         { 'retry-after': '60' },
       );
-    const opened = this.entry(new McpSession(this.deps), () => randomUUID(), key);
+    const opened = this.entry(new McpSession(this.deps), { id: () => randomUUID(), key, init: clientInitOf(body) });
     opened.busy++;
     await serve(opened.transport, req, res, body).finally(() => opened.busy--);
   }
 
   /**
    * A transport session with its SDK server; `id` names it (a new one, or the one resumed), `key`
-   * is the id of its transport key. A new one is fresh, a resumed one was used elsewhere.
+   * is the id of its transport key, `init` its client's initialize. A new one is fresh, a resumed
+   * one was used elsewhere.
    */
-  private entry(session: McpSession, id: () => string, key: string, fresh = true): Entry {
-    const server = mcpServer(session, this.opts.version, this.deps.logger);
+  private entry(
+    session: McpSession,
+    { id, key, init, fresh = true }: { id: () => string; key: string; init: ClientInit; fresh?: boolean },
+  ): Entry {
+    const server = mcpServer(session, this.opts.version, this.deps.logger, (id) => entry.transport.closeSSEStream(id));
     const entry: Entry = {
       session,
       server,
-      calls: new DirectCalls(),
+      init,
       lastUsed: this.now(),
       sharedAt: this.now(),
       key,
@@ -191,8 +195,6 @@ export class McpEndpoint {
     };
     entry.transport.onclose = () => {
       if (entry.transport.sessionId) this.entries.delete(entry.transport.sessionId);
-      // As the SDK aborts the handlers it runs when the transport closes.
-      for (const abort of entry.calls.values()) abort.abort();
     };
     session.onChange = () => this.share(entry.transport.sessionId!, entry);
     void server.connect(entry.transport);
@@ -201,7 +203,11 @@ export class McpEndpoint {
 
   /** Write a session's state and key id to the shared store (no-op when nothing is shared); a fresh one expires sooner. */
   private async share(sid: string, e: Entry): Promise<void> {
-    await this.opts.shared?.set(sharedKey(sid), sharedText(e.session.state(), e.key), idleLimit(e, this.limits));
+    await this.opts.shared?.set(
+      sharedKey(sid),
+      sharedText(e.session.state(), e.key, e.init),
+      idleLimit(e, this.limits),
+    );
   }
 
   /** Restart the shared copy's expiry now and then while the session is used here. */
@@ -213,26 +219,36 @@ export class McpEndpoint {
 
   /**
    * A session another replica opened (or this one before a restart), from the shared store:
-   * undefined when nothing is shared, or it is unknown or expired there.
+   * undefined when nothing is shared, or it is unknown or expired there. Requests that arrive
+   * together for one session share one resume.
    */
-  private async resume(sid: string, key: string): Promise<Entry | undefined> {
+  private async resume(sid: string, key: string, req: IncomingMessage): Promise<Entry | undefined> {
     if (!this.opts.shared || sid.length > 200) return undefined;
     const text = await this.opts.shared.get(sharedKey(sid));
     const shared = text === undefined ? undefined : parseShared(text);
     if (!shared || !sameKey(shared.key, key)) return undefined;
     const again = this.entries.get(sid); // another request resumed it meanwhile
     if (again) return again;
-    const entry = this.entry(new McpSession(this.deps, shared.state), () => sid, shared.key, false);
-    entry.sharedAt = -Infinity; // written again with its full expiry (it may have been shared as a fresh one)
-    if (!markInitialized(entry.transport, sid)) {
-      void entry.server.close().catch(() => undefined);
-      this.deps.logger.warn(
-        'MCP: this SDK version cannot resume a shared transport session; the client must initialize again',
-      );
-      return undefined;
+    let pending = this.resuming.get(sid);
+    if (!pending) {
+      pending = this.load(sid, shared, webRequest(req).url).finally(() => this.resuming.delete(sid));
+      this.resuming.set(sid, pending);
     }
-    this.entries.set(sid, entry);
-    return entry;
+    return pending;
+  }
+
+  /** Serve the shared session `sid` here (see `resume.ts`); undefined when the SDK would not take it. */
+  private async load(sid: string, { state, key, init }: SharedSession, url: string): Promise<Entry | undefined> {
+    const entry = this.entry(new McpSession(this.deps, state), { id: () => sid, key, init, fresh: false });
+    entry.sharedAt = -Infinity; // written again with its full expiry (it may have been shared as a fresh one)
+    // Replaying initialize fires onsessioninitialized, which holds the entry and shares it.
+    if (await replayInitialize(entry.transport, url, init).catch(() => false)) return entry;
+    this.entries.delete(sid);
+    void entry.server.close().catch(() => undefined);
+    this.deps.logger.warn(
+      `MCP: could not resume transport session ${sid.slice(0, 40)}; the client must initialize again`,
+    );
+    return undefined;
   }
 
   /** Close transport sessions idle longer than their limit (a fresh one's is shorter). */

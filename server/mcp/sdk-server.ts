@@ -13,13 +13,23 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { RESOURCE_TEMPLATES, rpcFailure } from './resources.js';
 import type { McpDeps, McpSession } from './session.js';
 import { INSTRUCTIONS } from './tools.js';
 
-/** The SDK server of one transport session: its handlers call the session. */
-export function mcpServer(session: McpSession, version: string, logger: McpDeps['logger']): Server {
+/**
+ * The SDK server of one transport session: its handlers call the session. `endStream(id)` ends the
+ * HTTP answer of request `id` (the transport's `closeSSEStream`): called when the client cancels a
+ * tools/call, which the SDK then leaves unanswered, so that its POST does not stay open.
+ */
+export function mcpServer(
+  session: McpSession,
+  version: string,
+  logger: McpDeps['logger'],
+  endStream: (id: RequestId) => void,
+): Server {
   const server = new Server(
     { name: 'svc', version },
     // Logging and prompts are declared so generic clients get answers, not -32601: the SDK answers
@@ -35,6 +45,7 @@ export function mcpServer(session: McpSession, version: string, logger: McpDeps[
     if (!session.has(req.params.name))
       throw rpcFailure(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name.slice(0, 100)}`);
     const progressToken = req.params._meta?.progressToken;
+    extra.signal.addEventListener('abort', () => endStream(extra.requestId), { once: true });
     return session.call(req.params.name, req.params.arguments, {
       signal: extra.signal,
       ...(progressToken !== undefined ? { progressToken } : {}),

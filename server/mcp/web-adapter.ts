@@ -3,9 +3,9 @@
  * transport (`WebStandardStreamableHTTPServerTransport`), in place of the SDK's Node wrapper
  * (`StreamableHTTPServerTransport`, which goes through `@hono/node-server`'s general adapter).
  *
- * - The request: the transport reads only the method, the URL and the headers (the body is handed
- *   to it already parsed), so `webRequest` gives it those three and no body stream, no abort
- *   signal (the transport reads neither); the headers as a read-only view, not a `Headers` object.
+ * - The request: a Web `Request` with the method, the URL and the headers; the body is handed to
+ *   the transport already parsed (`parsedBody`, the SDK's public option), after svc's own body
+ *   limit and depth check.
  * - The answer: status and headers in one `writeHead`; a JSON (or empty) body in one `end`; an SSE
  *   body piped event by event. The headers of a POST's event stream go with its first event (one
  *   write per tool answer), and a POST's stream that is only its answer leaves as that JSON
@@ -28,6 +28,7 @@ export async function serve(
 ): Promise<void> {
   let answer: Response;
   try {
+    // Inside the try: a header value `Headers` refuses is a 500 too, never a crash.
     answer = await transport.handleRequest(webRequest(req), { parsedBody: body });
   } catch {
     return void res.writeHead(500).end();
@@ -35,68 +36,16 @@ export async function serve(
   await sendWebResponse(res, answer, req.method === 'GET');
 }
 
-/** What the transport reads of a Web `Request` when the body comes parsed. */
-type RequestHead = Pick<Request, 'method' | 'url' | 'headers'>;
-
 /**
- * The Web `Request` the transport reads: method, absolute URL (from `Host`) and the headers as sent
- * (repeated headers joined with `, `, as `Headers` does), in a read-only view (`RequestHeaders`).
+ * The Web `Request` of a Node request, without its body (the transport gets that parsed): method,
+ * absolute URL (from `Host`) and the headers as sent (repeated ones joined with `, ` by `Headers`).
  */
 export function webRequest(req: IncomingMessage): Request {
   const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  const head: RequestHead = {
-    method: req.method ?? 'GET',
-    url: `${scheme}://${req.headers.host}${req.url}`,
-    headers: new RequestHeaders(req.rawHeaders) as unknown as Headers,
-  };
-  return head as Request;
-}
-
-/**
- * The request's headers as the transport reads them (`get`, `has`, `entries` and iteration),
- * lower-case names, in the order sent, repeated ones joined with `, `. A map over what node's
- * parser already checked, instead of a `Headers` object, whose every `append` validates again
- * and whose `entries()` sorts (the transport copies them once per request).
- */
-export class RequestHeaders {
-  private readonly map = new Map<string, string>();
-
-  constructor(raw: readonly string[]) {
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toLowerCase();
-      const value = raw[i + 1]!;
-      const had = this.map.get(name);
-      this.map.set(name, had === undefined ? value : `${had}, ${value}`);
-    }
-  }
-
-  get(name: string): string | null {
-    return this.map.get(name.toLowerCase()) ?? null;
-  }
-
-  has(name: string): boolean {
-    return this.map.has(name.toLowerCase());
-  }
-
-  entries(): IterableIterator<[string, string]> {
-    return this.map.entries();
-  }
-
-  keys(): IterableIterator<string> {
-    return this.map.keys();
-  }
-
-  values(): IterableIterator<string> {
-    return this.map.values();
-  }
-
-  forEach(fn: (value: string, name: string, self: RequestHeaders) => void): void {
-    for (const [k, v] of this.map) fn(v, k, this);
-  }
-
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.map.entries();
-  }
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return new Request(`${scheme}://${req.headers.host}${req.url}`, { method: req.method ?? 'GET', headers });
 }
 
 /**

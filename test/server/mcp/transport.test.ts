@@ -2,7 +2,8 @@
  * The /mcp endpoint on the wire (Streamable HTTP, the official SDK transport behind svc's own
  * checks): malformed JSON (400, -32700), unknown session (404), no session and not initialize
  * (400), a request is never answered 202, DNS-rebinding checks on Host (421) and Origin (403), method,
- * size and media-type refusals, session termination, the transport-session cap and idle sweep, and
+ * size and media-type refusals, tools/call refusals and cancellation as the SDK answers them, session
+ * termination, the transport-session cap and idle sweep, and
  * that the server keeps serving after all of it.
  */
 import t from 'tap';
@@ -10,7 +11,8 @@ import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../../server/http/body.js';
 import { TenantScopes, TransportKeys } from '../../../server/mcp/config.js';
 import { call, raw, startStack } from '../../_helpers/server.js';
 import { connectMcp, openLogical, textOf } from '../../_helpers/mcp.js';
-import { inbound, INIT, KEY_ACME, rawMcp, rawSession, rowsOf } from './_shared.js';
+import { startFaultVendor } from '../../_helpers/fault-vendor.js';
+import { inbound, INIT, KEY_ACME, rawMcp, rawSession, rowsOf, until } from './_shared.js';
 
 const stack = await startStack(t);
 const port = new URL(stack.url).port;
@@ -242,6 +244,79 @@ t.test('the transport-session cap: 503 when full of signed-in sessions; idle one
   t.equal(third.status, 200, 'after they idled out, a new session opens');
   t.equal((await rawMcp(s.url, LIST(2), one.headers)).status, 404, 'an idled-out session is gone');
   t.equal((await call(s.url, '/v1/health')).body.mcp_sessions, 1);
+});
+
+const CALL = (id: number, name: string, args: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+t.test('tools/call refusals and errors are the SDK’s own (status and code)', async (t) => {
+  const { headers } = await rawSession(stack.url);
+  const ok = await rawMcp(stack.url, CALL(3, 'list_registry', {}), headers);
+  t.equal(ok.status, 200);
+  t.match(ok.headers.get('content-type'), /^application\/json/, 'an answer alone: JSON');
+  t.ok(Array.isArray(ok.message?.result?.content), 'a tool result');
+  const unknown = await rawMcp(stack.url, CALL(4, 'no_such_tool', {}), headers);
+  t.equal(unknown.status, 200);
+  t.equal(unknown.message?.error?.code, -32602, 'an unknown tool: -32602 from the server');
+  t.match(unknown.message?.error?.message, /Unknown tool: no_such_tool/);
+  const extra = JSON.stringify({ ...JSON.parse(CALL(5, 'list_registry', {})), extra: 1 });
+  const bad = await rawMcp(stack.url, extra, headers);
+  t.equal(bad.status, 400, 'a member JSON-RPC does not have: 400');
+  t.equal(bad.message?.error?.code, -32700);
+  const args = await rawMcp(stack.url, CALL(6, 'list_registry', []), headers);
+  t.equal(args.status, 200);
+  t.match(args.message?.error, { code: -32603, message: /expected record/ }, 'arguments not an object');
+  const accept = await rawMcp(stack.url, CALL(7, 'list_registry', {}), { ...headers, accept: 'application/json' });
+  t.equal(accept.status, 406, 'an Accept without text/event-stream: 406');
+  const type = await rawMcp(stack.url, CALL(8, 'list_registry', {}), { ...headers, 'content-type': 'text/plain' });
+  t.equal(type.status, 415, 'not application/json: 415');
+  const version = await rawMcp(stack.url, CALL(9, 'list_registry', {}), {
+    ...headers,
+    'mcp-protocol-version': '1999-01-01',
+  });
+  t.equal(version.status, 400, 'an unsupported protocol version: 400');
+  t.match(version.message?.error?.message, /Unsupported protocol version/);
+  const batch = await rawMcp(stack.url, `[${CALL(10, 'list_registry', {})}]`, headers);
+  t.equal(batch.status, 200, 'a batch: answered');
+  t.match(batch.text, /"id":10/);
+});
+
+t.test('notifications/cancelled for a tools/call: no answer, and its HTTP answer ends', async (t) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let asked = 0;
+  const vendor = await startFaultVendor({
+    'GET /beers': async () => {
+      asked++;
+      await held;
+      return { json: [{ id: 1, breweryId: 'b-1', name: 'B', style: 'IPA', abv: 5, ibu: 30, available: true }] };
+    },
+  });
+  t.teardown(() => vendor.close());
+  const slow = await startStack(t, { vendorUrl: vendor.url });
+  const { headers } = await rawSession(slow.url);
+  const ctx = await rawMcp(
+    slow.url,
+    CALL(2, 'svc_context', { intent: 'cancel', seeds: [{ api: 'brewery', entity: 'Beer' }] }),
+    headers,
+  );
+  const ref = ctx.message?.result?._meta?.svc?.logical_session_ref as string;
+  t.match(ref, /^l_/);
+  const pending = rawMcp(slow.url, CALL(3, 'svc', { logical_session_ref: ref, program: 'e1[id]' }), headers);
+  await until('the vendor to be asked', () => asked === 1);
+  const note = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'stop' } };
+  const cancelled = await rawMcp(slow.url, JSON.stringify(note), headers);
+  t.equal(cancelled.status, 202, 'the notification: 202');
+  // Were the call not cancelled, it would answer once the vendor does (released in a while).
+  const timer = setTimeout(release, 3000);
+  const answer = await pending;
+  clearTimeout(timer);
+  release();
+  t.equal(answer.status, 200);
+  t.match(answer.headers.get('content-type'), /text\/event-stream/, 'an event stream');
+  t.equal(answer.text, '', 'that ends with no message: a cancelled request is not answered');
+  const after = await rawMcp(slow.url, CALL(4, 'list_registry', {}), headers);
+  t.equal(after.message?.id, 4, 'the session goes on');
 });
 
 t.test('after all of the above the server is up and serves MCP', async (t) => {

@@ -5,13 +5,12 @@
  * stream that is one event and ends with it is answered as that JSON, anything else streams; a client
  * that goes away mid-stream cancels the stream and leaves no listener behind; and, on /mcp, a
  * standing GET stream that the client dropped is released (a new one is accepted, not a 409). The
- * request's headers reach the transport as `Headers` would give them (names in lower case, repeated
- * ones joined).
+ * transport gets a real Web `Request` with the method, URL and headers as sent (repeated ones joined).
  */
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { eventJson, RequestHeaders, sendWebResponse } from '../../../server/mcp/web-adapter.js';
+import { eventJson, sendWebResponse, webRequest } from '../../../server/mcp/web-adapter.js';
 import { startStack } from '../../_helpers/server.js';
 import { rawSession, sleep, until } from './_shared.js';
 
@@ -229,39 +228,41 @@ t.test('/mcp: a dropped GET stream is released; while open a second one is 409',
   again.abort();
 });
 
-t.test('the request headers read as a Headers object of the same raw headers would', async (t) => {
-  const raw = [
-    'Host',
-    '127.0.0.1:7311',
-    'Accept',
-    'application/json',
-    'X-Forwarded-User',
-    'ada',
-    'accept',
-    'text/event-stream',
-    'Mcp-Session-Id',
-    'abc',
-    'Content-Type',
-    'application/json',
-  ];
-  const web = new Headers();
-  for (let i = 0; i < raw.length; i += 2) web.append(raw[i]!, raw[i + 1]!);
-  const mine = new RequestHeaders(raw);
-  for (const name of ['accept', 'Accept', 'MCP-SESSION-ID', 'content-type', 'host', 'x-forwarded-user', 'origin']) {
-    t.equal(mine.get(name), web.get(name), `get(${name})`);
-    t.equal(mine.has(name), web.has(name), `has(${name})`);
-  }
-  t.equal(mine.get('accept'), 'application/json, text/event-stream', 'repeated headers joined in the order sent');
-  t.same(
-    Object.fromEntries(mine.entries()),
-    Object.fromEntries(web.entries()),
-    'entries() as the transport copies them',
+t.test('webRequest: a Web Request with the method, the URL and the headers as sent', async (t) => {
+  let seen: Request | undefined;
+  const srv = createServer((req, res) => {
+    seen = webRequest(req);
+    res.end();
+  });
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => srv.close(() => resolve())));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    const r = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'DELETE',
+        path: '/mcp?x=1',
+        headers: {
+          Accept: ['application/json', 'text/event-stream'],
+          'X-Forwarded-User': 'ada',
+          'Mcp-Session-Id': 'abc',
+        },
+      },
+      (res) => res.resume().on('end', resolve),
+    );
+    r.on('error', reject);
+    r.end();
+  });
+  t.ok(seen instanceof Request, 'a real Request');
+  t.equal(seen!.method, 'DELETE');
+  t.equal(seen!.url, `http://127.0.0.1:${port}/mcp?x=1`, 'the absolute URL, from Host');
+  t.equal(
+    seen!.headers.get('accept'),
+    'application/json, text/event-stream',
+    'repeated headers joined in the order sent',
   );
-  t.same([...mine].length, 5, 'one entry per name');
-  const seen: string[] = [];
-  mine.forEach((v, k) => seen.push(`${k}=${v}`));
-  t.same(
-    seen,
-    [...mine.keys()].map((k, i) => `${k}=${[...mine.values()][i]}`),
-  );
+  t.equal(seen!.headers.get('x-forwarded-user'), 'ada');
+  t.equal(seen!.headers.get('MCP-SESSION-ID'), 'abc');
 });
