@@ -189,6 +189,7 @@ export const cgsSchema = {
                     maxProperties: 1,
                     additionalProperties: false,
                   },
+                  value: name,
                 },
                 required: ['path'],
                 additionalProperties: false,

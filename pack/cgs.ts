@@ -150,6 +150,12 @@ export interface ResponseMapping {
   path: string;
   /** Where the total row count is, when the vendor reports one. */
   total?: { header: string } | { path: string };
+  /**
+   * Set on a singleton get whose answer is one value, not a row (a readme's text, a CSV report, a
+   * map of counts): the one field of the row that holds the answer whole (docs/authoring.md,
+   * Value answers). Absent = the answer is rows or a row (never written empty).
+   */
+  value?: string;
 }
 
 /** A direction of a sorted list. */

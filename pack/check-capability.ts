@@ -8,6 +8,7 @@ import { CONSTRAINT_KEYS, SCALAR_TYPES } from './cgs.js';
 import { duplicates, type Fail, type Index, type KnownEntity, type Poisoned } from './check-context.js';
 import { checkMapping } from './check-mapping.js';
 import { checkSort } from './check-sort.js';
+import { checkValue } from './check-value.js';
 import { checkAtLeastOne, checkConstraints, checkDefaultConstraints } from './check-constraints.js';
 import { checkType } from './check-type.js';
 import { paramValueFits } from './param-constraints.js';
@@ -44,6 +45,7 @@ export function checkCapability(
   if (!isPoisoned(poisoned, 'mappings', c.name)) {
     checkMapping(c, at, droppedParam, fail);
     checkSort(c, entity, at, fail);
+    checkValue(c, entity, at, fail);
   }
 }
 

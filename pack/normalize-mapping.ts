@@ -128,6 +128,10 @@ export function normalizeMapping(
   if (isObj(m.response)) {
     http.response = { path: text(m.response.path, '') };
     if (isObj(m.response.total)) http.response.total = { ...(m.response.total as { header: string }) };
+    if (typeof m.response.value === 'string') {
+      http.response.value = m.response.value;
+      cx.mark(`${at}/response/value`, f, [...src, 'response', 'value']);
+    }
   }
   return http;
 }

@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { BODY_ENCODINGS, HTTP_METHODS, PAGINATION_STYLES, SORT_ORDERS } from './cgs.js';
-import { Name, NameList, OneOf } from './source-schema-parts.js';
+import { Name, NameList, NameOf, OneOf } from './source-schema-parts.js';
 
 const Template = Type.String({
   description: '"{param}" takes a parameter; other text is a constant; {{ and }} are literal braces.',
@@ -87,6 +87,11 @@ const Response = Type.Object(
           path: Type.Optional(Type.String({ minLength: 1 })),
         },
         { minProperties: 1, maxProperties: 1, additionalProperties: false },
+      ),
+    ),
+    value: Type.Optional(
+      NameOf(
+        'Only on a singleton get: the answer is one value (text, or any JSON value) held whole by this field of the entity; no rows are read.',
       ),
     ),
   },

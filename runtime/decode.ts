@@ -1,6 +1,7 @@
 /**
  * Decoding vendor responses (pure): JSON with a JSON content type, rows or the row found where
- * the mapping says, totals, next-page markers, and values coerced to the declared field types.
+ * the mapping says, totals, next-page markers, and values coerced to the declared field types; or,
+ * for a value answer (`response.value`), the answer whole (text or any JSON value) as one row.
  */
 import {
   READ_KINDS,
@@ -11,6 +12,7 @@ import {
   type Pagination,
   type TypeSpec,
 } from '../pack/cgs.js';
+import { isFileType } from '../pack/media-types.js';
 import { headerOf, type HttpResponse } from './http-client.js';
 import { jsonDeeperThan, MAX_VENDOR_JSON_DEPTH } from './json-depth.js';
 import { rowShapeProblem } from './row-shape.js';
@@ -68,9 +70,17 @@ function isJsonType(ct: string | undefined): boolean {
 /**
  * Decode a successful response of `cap`. With `entity`, the rows of a read must be rows of it
  * (runtime/row-shape.ts): an object carrying at least one declared field, else
- * `response_shape_mismatch`. A write's answer is not checked so: the write has landed.
+ * `response_shape_mismatch`. A write's answer is not checked so: the write has landed. A value
+ * answer (`response.value`) is one row `{[value]: answer}` (see `answerValue`), checked for nothing.
  */
 export function decodeResponse(cap: Capability, res: HttpResponse, entity?: Entity): Decoded {
+  const field = cap.http.response.value;
+  if (field !== undefined) {
+    // A value answer (a singleton get): one row holding the answer whole; no shape check, no paging.
+    const text = entity?.fields.find((f) => f.name === field)?.type === 'string';
+    const v = answerValue(res, cap.http.response.path, text);
+    return v.ok ? { ok: true, rows: [{ [field]: v.value }], body: v.value } : v;
+  }
   const body = res.body;
   if (cap.returns === 'none' && body.length === 0) return { ok: true, rows: [], body: null };
   if (body.length === 0)
@@ -85,22 +95,12 @@ export function decodeResponse(cap: Capability, res: HttpResponse, entity?: Enti
       problem: `the vendor answered with content type \`${type ?? 'none'}\`, not JSON`,
     };
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch (e) {
-    return { ok: false, problem: `the vendor answered with malformed JSON (${(e as Error).message.split('\n')[0]})` };
-  }
-  // Before anything walks it: later walks recurse, and a deeper value would overflow their stack.
-  // A capability that returns nothing reads no rows: its answer is dropped instead.
-  const deep = jsonDeeperThan(parsed, MAX_VENDOR_JSON_DEPTH);
-  if (cap.returns === 'none') return { ok: true, rows: [], body: deep ? null : parsed };
-  if (deep)
-    return {
-      ok: false,
-      problem: `the vendor answer is nested deeper than ${MAX_VENDOR_JSON_DEPTH} levels (arrays or objects inside each other)`,
-      hint: `svc reads vendor answers up to ${MAX_VENDOR_JSON_DEPTH} levels deep, which no real API reaches; check the catalog's backend URL, or ask the vendor why it answers so`,
-    };
+  const json = parseJson(body);
+  if (!json.ok) return json;
+  const parsed = json.value;
+  // A capability that returns nothing reads no rows: an answer past the depth bound is dropped instead.
+  if (cap.returns === 'none') return { ok: true, rows: [], body: json.deep ? null : parsed };
+  if (json.deep) return deepProblem();
   const at = atPath(parsed, cap.http.response.path);
   let rows: unknown[];
   if (cap.returns === 'rows') {
@@ -137,6 +137,59 @@ export function decodeResponse(cap: Capability, res: HttpResponse, entity?: Enti
   const pg = cap.http.pagination;
   if (pg) Object.assign(out, pageMarkers(pg, res, parsed, out.rows));
   return out;
+}
+
+type Problem = Extract<Decoded, { ok: false }>;
+
+/** JSON text parsed, and whether it is nested past the bound (then nothing may walk it). */
+function parseJson(body: Buffer): { ok: true; value: unknown; deep: boolean } | Problem {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    return { ok: false, problem: `the vendor answered with malformed JSON (${(e as Error).message.split('\n')[0]})` };
+  }
+  // Before anything walks it: later walks recurse, and a deeper value would overflow their stack.
+  return { ok: true, value, deep: jsonDeeperThan(value, MAX_VENDOR_JSON_DEPTH) };
+}
+
+function deepProblem(): Problem {
+  return {
+    ok: false,
+    problem: `the vendor answer is nested deeper than ${MAX_VENDOR_JSON_DEPTH} levels (arrays or objects inside each other)`,
+    hint: `svc reads vendor answers up to ${MAX_VENDOR_JSON_DEPTH} levels deep, which no real API reaches; check the catalog's backend URL, or ask the vendor why it answers so`,
+  };
+}
+
+/**
+ * The value of a value answer (`response.value`): an empty body is `""` (a string field) or
+ * null; a file (pack/media-types.ts) is refused; into a string field goes the body as UTF-8 text, whatever
+ * its type; otherwise a JSON answer is parsed and the value at `path` taken whole (object, list,
+ * scalar, null), and any other answer (text, XML, YAML, CSV, no content type) is its text.
+ */
+function answerValue(res: HttpResponse, path: string, text: boolean): { ok: true; value: JsonValue } | Problem {
+  if (res.body.length === 0) return { ok: true, value: text ? '' : null };
+  const type = headerOf(res, 'content-type');
+  const media = type?.split(';')[0]!.trim().toLowerCase() ?? '';
+  if (isFileType(media))
+    return {
+      ok: false,
+      problem: `the vendor answered a file (\`${media}\`, ${res.body.length.toLocaleString('en-US')} bytes); svc reads text and JSON only`,
+      hint: 'this read answers a file, which a program cannot use: read its metadata with another capability, or ask the vendor for a text or JSON form',
+    };
+  if (text || !isJsonType(type)) return { ok: true, value: res.body.toString('utf8') };
+  const json = parseJson(res.body);
+  if (!json.ok) return json;
+  if (json.deep) return deepProblem();
+  const at = atPath(json.value, path);
+  if (at === undefined)
+    return {
+      ok: false,
+      code: 'response_shape_mismatch',
+      problem: `expected a value at \`${path}\`, found nothing`,
+      hint: 'check the mapping\'s `response.path`: leave it out to read the whole answer',
+    };
+  return { ok: true, value: at as JsonValue };
 }
 
 /**
