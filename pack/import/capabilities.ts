@@ -1,7 +1,8 @@
 /**
  * Capabilities from operations, by method and path shape: `GET /xs` a query, `GET /xs/{id}` a
  * get, a GET of one object without an id at the end of its path (`GET /user`) a singleton get,
- * `POST /xs` a create, `PUT`/`PATCH /xs/{id}` an update, `DELETE /xs/{id}` a delete; other
+ * a GET whose answer is no row (text, a JSON map or scalar, no schema) a singleton get of one value
+ * (value-answers.ts), `POST /xs` a create, `PUT`/`PATCH /xs/{id}` an update, `DELETE /xs/{id}` a delete; other
  * operations are actions (or queries, for a read-only POST search returning rows) on the entity
  * of the nearest enclosing resource path.
  */
@@ -23,6 +24,7 @@ import type { Operation } from './operations.js';
 import { detectPaging } from './pagination.js';
 import { buildParams, paramName } from './params.js';
 import { objectShape, strip, toType, type Schema } from './schema.js';
+import { valueAnswer, valueEntity, type ValueRead } from './value-answers.js';
 
 /** `/breweries/{id}/beers` -> `/breweries/{}/beers`: the shape of a path. */
 export const shapeOf = (path: string) => path.replace(/\{[^}]*\}/g, '{}').replace(/\/+$/, '');
@@ -96,10 +98,6 @@ function rowOf(path: string, entity: ImportEntity, shapes: Map<string, ImportEnt
   return undefined;
 }
 
-const NO_JSON: Skip = {
-  reason: 'no_json_answer',
-  why: 'the response is not a JSON object or a list of objects with named properties',
-};
 const NO_ENTITY: Skip = {
   reason: 'no_entity',
   why: 'no entity: it is below no listed or fetched resource, answers no JSON row, names no resource by a `{param}` of its path and writes no request body with properties',
@@ -116,6 +114,8 @@ interface Shape {
   own?: string;
   /** A get of the one row its path answers (`GET /user`): no id, its path parameters are ordinary. */
   singleton?: true;
+  /** A value answer (value-answers.ts): the field holding it, and the `Accept` sent for it. */
+  value?: { field: string; accept?: string };
 }
 
 function classify(
@@ -124,8 +124,8 @@ function classify(
   table: EntityTable,
   shapes: Map<string, ImportEntity>,
 ): Shape | Skip {
-  if (op.method === 'get') {
-    if (!read) return NO_JSON;
+  // A GET that reads no rows is a value answer (buildCapabilities), never here.
+  if (op.method === 'get' && read) {
     if (read.rr.returns === 'rows') {
       const own = rowOf(op.path, read.entity, shapes);
       return { kind: 'query', entity: read.entity, returns: 'rows', rr: read.rr, ...(own ? { own } : {}) };
@@ -316,8 +316,21 @@ export function buildCapabilities(ops: Operation[], table: EntityTable, log: Imp
   settleIds(ops, reads);
   const names = new NameSet();
   const out: ImportCapability[] = [];
+  const values: Array<{ op: Operation; answer: ValueRead; name: string }> = [];
   for (const op of ops) {
-    const shape = classify(op, reads.get(op), table, shapes);
+    const read = reads.get(op);
+    if (op.method === 'get' && !read) {
+      const answer = valueAnswer(op);
+      if ('files' in answer)
+        log.skipped.push({
+          what: op.label,
+          reason: 'file_answer',
+          why: `the answer is a file (${answer.files.join(', ')}): svc reads text and JSON only`,
+        });
+      else values.push({ op, answer, name: names.take(baseName(op)) });
+      continue;
+    }
+    const shape = classify(op, read, table, shapes);
     if ('reason' in shape) {
       log.skipped.push({ what: op.label, ...shape });
       continue;
@@ -325,6 +338,15 @@ export function buildCapabilities(ops: Operation[], table: EntityTable, log: Imp
     const cap = capability(op, shape, log);
     if (!cap) continue;
     cap.name = names.take(baseName(op));
+    out.push(cap);
+  }
+  // After every other entity, so that one the document names `Text` or `Value` keeps its name.
+  for (const { op, answer, name } of values) {
+    const { entity, field } = valueEntity(table, answer.kind);
+    const value = { field, ...(answer.accept ? { accept: answer.accept } : {}) };
+    const cap = capability(op, { kind: 'get', entity, returns: 'row', singleton: true, value }, log);
+    if (!cap) continue;
+    cap.name = name;
     out.push(cap);
   }
   return out;
@@ -419,7 +441,8 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
   const meaning = meaningOf(op);
   const comma = commaLists(params);
   const query = { ...op.fixed?.query, ...built.constants.query };
-  const headers = { ...(op.response.accept ? { Accept: op.response.accept } : {}), ...built.constants.headers };
+  const accept = s.value ? s.value.accept : op.response.accept;
+  const headers = { ...(accept ? { Accept: accept } : {}), ...built.constants.headers };
   const constants = {
     ...(Object.keys(query).length ? { query } : {}),
     ...(Object.keys(headers).length ? { headers } : {}),
@@ -439,7 +462,11 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
     path,
     ...(paging?.pagination ? { pagination: paging.pagination } : {}),
     ...(paging?.sort ? { sort: paging.sort } : {}),
-    response: { path: s.rr?.path ?? '', ...(paging?.total ? { total: paging.total } : {}) },
+    response: {
+      path: s.rr?.path ?? '',
+      ...(paging?.total ? { total: paging.total } : {}),
+      ...(s.value ? { value: s.value.field } : {}),
+    },
     ...(built.bodyWrapper ? { body_wrapper: built.bodyWrapper } : {}),
     ...(Object.keys(constants).length ? { constants } : {}),
     origin: op.label,

@@ -104,10 +104,11 @@ function mappingValue(c: ImportCapability): unknown {
   if (c.array_style) out.array_style = c.array_style;
   if (c.pagination) out.pagination = { ...c.pagination };
   if (c.sort) out.sort = { ...c.sort };
-  if (c.response.path || c.response.total)
+  if (c.response.path || c.response.total || c.response.value)
     out.response = {
       ...(c.response.path ? { path: c.response.path } : {}),
       ...(c.response.total ? { total: c.response.total } : {}),
+      ...(c.response.value ? { value: c.response.value } : {}),
     };
   return Object.keys(out).length === 2 ? `${c.method} ${c.path}` : out;
 }

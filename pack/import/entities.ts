@@ -55,6 +55,8 @@ export class EntityTable {
   private readonly names = new NameSet();
   /** Entities of resources known only by their path, by the name asked for. */
   private readonly byPath = new Map<string, ImportEntity>();
+  /** The entities of value answers, by the name asked for. */
+  private readonly values = new Map<string, ImportEntity>();
   /** Schemas already found to have no usable field (logged once). */
   private readonly fieldless = new Set<Schema>();
   constructor(
@@ -173,6 +175,27 @@ export class EntityTable {
     };
     this.list.push(entity);
     this.byPath.set(name, entity);
+    return entity;
+  }
+
+  /**
+   * The entity of value answers (`Text`, `Value`: value-answers.ts), made on first use: one field
+   * holding the answer whole and no id (only singleton gets read it). Its name is `name` unless
+   * an entity already has it (then `name2`, ...).
+   */
+  valueEntity(name: string, field: string, type: ImportType, description: string): ImportEntity {
+    const seen = this.values.get(name);
+    if (seen) return seen;
+    const entity: ImportEntity = {
+      name: this.names.take(name),
+      description,
+      id: '',
+      fields: new Map([[field, type]]),
+      relations: [],
+      source: 'value answers (no row schema): see Value answers',
+    };
+    this.list.push(entity);
+    this.values.set(name, entity);
     return entity;
   }
 

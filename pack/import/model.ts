@@ -100,7 +100,8 @@ export interface ImportCapability {
   path: string;
   pagination?: ImportPagination;
   sort?: ImportSort;
-  response: { path: string; total?: { header: string } | { path: string } };
+  /** `value`: the field of a value answer (value-answers.ts) that holds the answer whole. */
+  response: { path: string; total?: { header: string } | { path: string }; value?: string };
   /** The key the request body wraps the body parameters under (`{"data": {...}}`), when it does. */
   body_wrapper?: string;
   /**
@@ -138,7 +139,7 @@ export interface ImportCatalog {
 export const SKIP_REASONS = {
   method: 'HEAD, OPTIONS and TRACE operations are not imported',
   deprecated: 'the document marks it deprecated',
-  no_json_answer: 'a read whose success answer declares no JSON object or rows (a file, text, or no schema)',
+  file_answer: 'a read whose answer is a file (binary)',
   no_entity:
     'a write below no read resource with no JSON answer, no resource `{param}` in its path and no request body',
   parameter: 'a required parameter svc cannot map or send',

@@ -1,7 +1,7 @@
 /**
  * The operations of a dereferenced OpenAPI 3.x document, in document order: method, path,
  * parameters (path-level merged with operation-level), the request body (JSON, else a form, else
- * multipart) and the schema and headers of the success response. `--include`/`--exclude` globs filter them here.
+ * multipart) and the schema, media types and headers of the success response. `--include`/`--exclude` globs filter them here.
  */
 import type { BodyEncoding } from '../cgs.js';
 import { isObj, type Schema } from './schema.js';
@@ -37,10 +37,15 @@ export interface Operation {
   body?: { schema: Schema; required: boolean; encoding: BodyEncoding; parts?: Record<string, Schema> };
   /** The request body is none of those (a file, XML, plain text): its media types. */
   bodyNotJson?: { required: boolean; types: string[] };
-  /** Success response: its JSON schema (if any) and the names of its declared headers. */
+  /**
+   * Success response: its JSON schema (if any), the media types it declares (`[]` when it
+   * declares no content, or the document gives only a `default` response) and the names of its
+   * declared headers.
+   */
   response: {
     status: string;
     schema?: Schema;
+    types: string[];
     headers: string[];
     /**
      * What svc asks for (`Accept`) when the document declares the answer's JSON under another media
@@ -112,14 +117,15 @@ function params(list: unknown): OpParam[] {
 }
 
 function successResponse(responses: unknown): Operation['response'] {
-  if (!isObj(responses)) return { status: '', headers: [] };
+  if (!isObj(responses)) return { status: '', types: [], headers: [] };
   const codes = Object.keys(responses).sort();
   const status = codes.find((c) => /^2\d\d$/.test(c)) ?? codes.find((c) => /^2XX$/i.test(c)) ?? '';
   const r = status ? (responses[status] as Schema) : undefined;
   const schema = isObj(r) ? jsonSchema(r.content) : undefined;
   const headers = isObj(r) && isObj(r.headers) ? Object.keys(r.headers) : [];
   const accept = schema && isObj(r) ? acceptOf(r.content) : undefined;
-  return { status, ...(schema ? { schema } : {}), headers, ...(accept ? { accept } : {}) };
+  const types = isObj(r) && isObj(r.content) ? Object.keys(r.content) : [];
+  return { status, ...(schema ? { schema } : {}), types, headers, ...(accept ? { accept } : {}) };
 }
 
 /** The JSON media type an answer is declared under, when none of them is `application/json`. */

@@ -60,6 +60,7 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
       `| ${k.name} | ${k.kind}${k.singleton ? ' (singleton)' : ''}${k.pagination ? ` (${cell(pagingText(k.pagination))})` : ''} | ${k.entity} | \`${cell(k.origin)}\` | ${meaningCell(k)} |`,
     );
   out.push('', ...envelopeSection(c));
+  out.push('', ...valueSection(c));
   out.push('', ...parameterSection(c));
   out.push('', '## Skipped', '');
   if (log.skipped.length === 0) out.push('Nothing.');
@@ -134,6 +135,34 @@ function envelopeSection(c: ImportCatalog): string[] {
     '',
     '| capability | answer | total | request body |',
     '|---|---|---|---|',
+    ...rows,
+  );
+  return out;
+}
+
+/**
+ * `## Value answers`: each read whose answer declares no row shape, read as one value whole (the
+ * mapping's `response.value`): as text (entity field of type string) or as a JSON value, and the
+ * `Accept` its mapping sends.
+ */
+function valueSection(c: ImportCatalog): string[] {
+  const out = ['## Value answers', ''];
+  const rows = c.capabilities.flatMap((k) => {
+    const field = k.response.value;
+    if (field === undefined) return [];
+    const entity = c.entities.find((e) => e.name === k.entity);
+    const text = entity?.fields.get(field)?.type === 'string';
+    const accept = k.constants?.headers?.Accept;
+    return [
+      `| ${k.name} | ${text ? 'text' : 'JSON value (text if the vendor answers text)'} | \`${k.entity}.${field}\` | ${accept ? `\`${cell(accept)}\`` : '-'} | \`${cell(k.origin)}\` |`,
+    ];
+  });
+  if (rows.length === 0) return [...out, 'None: every read answers rows or a row.'];
+  out.push(
+    'Reads whose answer declares no row shape (text, XML, CSV, a JSON map, scalar or list, no schema): one row holding the answer whole, read with `m#()` (a singleton get). Files are not read (`file_answer` under Skipped).',
+    '',
+    '| capability | read as | field | Accept | operation |',
+    '|---|---|---|---|---|',
     ...rows,
   );
   return out;
