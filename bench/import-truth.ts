@@ -9,9 +9,10 @@
  * A capability passes when every request svc sent for it passed Prism's request validation (no
  * `sl-violations` of severity Error), the run answered 200, and for a read the first row is
  * filled: its id field non-null (when the entity declares it among its fields) and at least half of
- * the entity's declared fields non-null. Prism's static mock fills every property of a response
- * from the document's examples or its schema, so an empty or sparse row is svc's reading, not the
- * mock's.
+ * the entity's declared fields non-null (a value answer, `response.value`: the row holds its field,
+ * null when the document declares no content). Prism's static mock fills every property of a
+ * response from the document's examples or its schema, so an empty or sparse row is svc's
+ * reading, not the mock's.
  *
  * CLI (development): `node dist/bench/import-truth.js [--json] <doc...>`.
  */
@@ -456,7 +457,14 @@ export function judge(
     return { category, detail: `${e.code}${status ? ` (mock ${status})` : ''}: ${e.message.slice(0, 200)}` };
   }
   if (cap.kind !== 'get' && cap.kind !== 'query') return undefined;
-  return unfilled((answer.body.rows as unknown[] | undefined)?.[0], entity);
+  const first = (answer.body.rows as unknown[] | undefined)?.[0];
+  // A value answer is the answer whole, null or "" when the document declares no content: it has it or not.
+  const value = cap.http.response.value;
+  if (value !== undefined)
+    return first !== null && typeof first === 'object' && value in first
+      ? undefined
+      : { category: 'not_filled', detail: `no value answer: the first row is ${JSON.stringify(first) ?? 'missing'}` };
+  return unfilled(first, entity);
 }
 
 /** A failure reading the answer becomes example_mismatch when Prism's answer broke the document's schema. */

@@ -127,7 +127,10 @@ export function normalizeMapping(
   }
   if (isObj(m.response)) {
     http.response = { path: text(m.response.path, '') };
-    if (isObj(m.response.total)) http.response.total = { ...(m.response.total as { header: string }) };
+    if (isObj(m.response.total)) {
+      http.response.total = { ...(m.response.total as { header: string }) };
+      cx.mark(`${at}/response/total`, f, [...src, 'response', 'total']);
+    }
     if (typeof m.response.value === 'string') {
       http.response.value = m.response.value;
       cx.mark(`${at}/response/value`, f, [...src, 'response', 'value']);

@@ -121,7 +121,7 @@ export function importOpenApi(doc: Schema, pack: PackFiles, opts: ImportOptions 
         hint:
           ops.length === 0
             ? 'check --include/--exclude: they left no operation'
-            : 'svc needs list or get operations returning JSON objects; see docs/import.md',
+            : 'svc imports reads answering JSON or text (files are skipped as file_answer) and writes on what they read; see the skips in docs/import.md',
       }),
     ]);
   const { files, diagnostics } = settle(catalog, pack, log);

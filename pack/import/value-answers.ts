@@ -25,14 +25,18 @@ const media = (t: string) => t.split(';')[0]!.trim().toLowerCase();
  * The value answer of a GET that reads no rows: `value` when the document declares JSON (with a
  * schema that is no row, or none), `*\/*`, no content or only a `default` response; else `text`
  * when a declared type is not a file's; else the file types. A text read asks for its first text
- * type; a value read for the one type the document declares besides `*\/*`, unless that is
- * `application/json` (which svc asks for anyway).
+ * type; a value read for the JSON type the document declares instead of `application/json`, else
+ * for the one type it declares besides `*\/*`, unless that is `application/json` (which svc asks
+ * for anyway).
  */
 export function valueAnswer(op: Operation): ValueAnswer {
   const types = op.response.types;
   if (op.response.schema || types.length === 0 || types.some((t) => JSON_TYPE.test(t))) {
     const named = types.filter((t) => media(t) !== '*/*');
-    const one = op.response.accept ?? (named.length === 1 ? named[0] : undefined);
+    // The JSON type the document declares instead of application/json (operations.ts), or its one type.
+    const json =
+      op.response.accept !== undefined && media(op.response.accept) !== '*/*' ? op.response.accept : undefined;
+    const one = json ?? (named.length === 1 ? named[0] : undefined);
     return { kind: 'value', ...(one && media(one) !== 'application/json' ? { accept: one } : {}) };
   }
   const text = types.find((t) => !isFileType(t));

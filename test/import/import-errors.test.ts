@@ -63,11 +63,15 @@ t.test('a document with no mappable operation: openapi_nothing_importable', asyn
   const doc = {
     openapi: '3.0.3',
     info: { title: 'Nothing', version: '1' },
-    paths: { '/ping': { get: { responses: { 200: { description: 'pong' } } } } },
+    paths: {
+      '/logo': {
+        get: { responses: { 200: { description: 'the logo', content: { 'image/png': { schema: { type: 'string' } } } } } },
+      },
+    },
   };
   const f = await failure(Promise.resolve().then(() => importOpenApi(doc, packCheck)));
   t.equal(f.errors[0]!.code, 'openapi_nothing_importable');
-  t.match(f.errors[0]!.hint, /list or get operations/);
+  t.match(f.errors[0]!.hint, /reads answering JSON or text \(files are skipped as file_answer\)/);
 });
 
 t.test('an output directory that cannot be written: import_write_failed', async (t) => {
@@ -81,7 +85,7 @@ t.test('svc import openapi: exit 0 with the five files, 1 on bad input, 2 on usa
   const out = mkdtempSync(join(tmpdir(), 'svc-import-out-'));
   const ok = await svcOnce(t, ['import', 'openapi', join(OPENAPI, 'petstore.json'), '--out', out]);
   t.equal(ok.code, 0, ok.stderr);
-  t.match(ok.stdout, /^imported swagger-petstore: 3 entities, 16 capabilities, \d+ skipped/);
+  t.match(ok.stdout, /^imported swagger-petstore: 4 entities, 19 capabilities, \d+ skipped/);
   t.same(readdirSync(out).sort(), [
     'capabilities.yaml',
     'catalog.yaml',

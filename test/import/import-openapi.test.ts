@@ -19,9 +19,14 @@ t.test('Swagger Petstore 3.0: entities, kinds, ids, auth, and what is skipped', 
   const { result, cgs } = await importAndPack('petstore.json');
   t.same(
     cgs.entities.map((e) => e.name),
-    ['Pet', 'Order', 'User'],
+    ['Pet', 'Order', 'User', 'Value'],
+    'Value: the inventory map, the login token and the logout with no content, each read whole',
   );
-  t.equal(cgs.capabilities.length, 16, 'createWithArray and createWithList send their array bodies whole');
+  t.equal(
+    cgs.capabilities.length,
+    19,
+    'createWithArray and createWithList send their array bodies whole; 3 value answers',
+  );
   t.ok(
     result.log.skipped.some((s) => s.what.startsWith('GET /pet/findByTags') && s.why === 'deprecated in the document'),
     'a deprecated operation is skipped',
@@ -61,11 +66,16 @@ t.test('Swagger Petstore 3.0: entities, kinds, ids, auth, and what is skipped', 
     '{usernameBody}',
     'a body property named like a path parameter gets the Body suffix',
   );
-  t.ok(
-    result.log.skipped.some((s) => s.what.startsWith('GET /store/inventory')),
-    'a map response is skipped',
+  t.match(
+    cap(cgs, 'getInventory'),
+    { kind: 'get', singleton: true, entity: 'Value', http: { path: '/store/inventory', response: { value: 'value' } } },
+    'a map response is one JSON value, not skipped',
   );
-  t.match(result.files['import-report.md'], /## Skipped[\s\S]*GET \/store\/inventory/);
+  t.notOk(result.log.skipped.some((s) => s.what.startsWith('GET /store/inventory')));
+  t.match(
+    result.files['import-report.md'],
+    /## Value answers[\s\S]*\| getInventory \| JSON value .*GET \/store\/inventory/,
+  );
   t.match(result.files['import-report.md'], /SWAGGER_PETSTORE_TOKEN/);
 });
 
