@@ -187,7 +187,7 @@ function answerValue(res: HttpResponse, path: string, text: boolean): { ok: true
       ok: false,
       code: 'response_shape_mismatch',
       problem: `expected a value at \`${path}\`, found nothing`,
-      hint: 'check the mapping\'s `response.path`: leave it out to read the whole answer',
+      hint: "check the mapping's `response.path`: leave it out to read the whole answer",
     };
   return { ok: true, value: at as JsonValue };
 }

@@ -119,9 +119,11 @@ export function importOpenApi(doc: Schema, pack: PackFiles, opts: ImportOptions 
     throw new SvcFailure([
       svcError('openapi_nothing_importable', `no operation of \`${title}\` could be mapped to a capability`, {
         hint:
-          ops.length === 0
+          selected.length === 0
             ? 'check --include/--exclude: they left no operation'
-            : 'svc imports reads answering JSON or text (files are skipped as file_answer) and writes on what they read; see the skips in docs/import.md',
+            : ops.length === 0
+              ? 'every operation is marked deprecated in the document'
+              : 'svc imports reads answering JSON or text (files are skipped as file_answer) and writes on what they read; see the skips in docs/import.md',
       }),
     ]);
   const { files, diagnostics } = settle(catalog, pack, log);

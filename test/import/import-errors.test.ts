@@ -65,13 +65,22 @@ t.test('a document with no mappable operation: openapi_nothing_importable', asyn
     info: { title: 'Nothing', version: '1' },
     paths: {
       '/logo': {
-        get: { responses: { 200: { description: 'the logo', content: { 'image/png': { schema: { type: 'string' } } } } } },
+        get: {
+          responses: { 200: { description: 'the logo', content: { 'image/png': { schema: { type: 'string' } } } } },
+        },
       },
     },
   };
   const f = await failure(Promise.resolve().then(() => importOpenApi(doc, packCheck)));
   t.equal(f.errors[0]!.code, 'openapi_nothing_importable');
   t.match(f.errors[0]!.hint, /reads answering JSON or text \(files are skipped as file_answer\)/);
+  const old = {
+    ...doc,
+    paths: { '/ping': { get: { deprecated: true, responses: { 200: { description: 'pong' } } } } },
+  };
+  const d = await failure(Promise.resolve().then(() => importOpenApi(old, packCheck)));
+  t.equal(d.errors[0]!.code, 'openapi_nothing_importable');
+  t.equal(d.errors[0]!.hint, 'every operation is marked deprecated in the document', 'not a hint about globs');
 });
 
 t.test('an output directory that cannot be written: import_write_failed', async (t) => {
