@@ -187,6 +187,11 @@ export interface HttpMapping {
   body?: JsonTemplate;
   /** How the body is encoded; absent = `json` (never written as `json`). */
   body_encoding?: Exclude<BodyEncoding, 'json'>;
+  /**
+   * Set when the vendor requires a body: a call that passes none of the body's parameters sends
+   * `{}` (inside the template's wrapper: `{"data": {}}`; runtime/request.ts bodyFrame) instead of no body.
+   */
+  body_required?: true;
   /** How an array value is written into the query: `repeat` (a=1&a=2) or `comma` (a=1,2). */
   array_style: 'repeat' | 'comma';
   pagination?: Pagination;

@@ -1,7 +1,7 @@
 /**
  * HTTP mappings of a source (`mappings:`): the `GET /path` shorthand, parameters not placed
  * anywhere sent in the query (GET, DELETE) or the body, the body's encoding (kept only when it is
- * not JSON), path parameters made required, and pagination with its style's keys and defaults.
+ * not JSON) and whether the vendor requires it (kept only when it does), path parameters made required, and pagination with its style's keys and defaults.
  */
 import type { Capability, HttpMapping, HttpMethod, JsonValue, Pagination } from './cgs.js';
 import { isObj, type NormalizeContext, type Obj, text } from './normalize-context.js';
@@ -62,6 +62,7 @@ export function normalizeMapping(
     'headers',
     'body',
     'body_encoding',
+    'body_required',
     'pagination',
     'response',
     'array_style',
@@ -86,6 +87,8 @@ export function normalizeMapping(
   if (m.body !== undefined) http.body = m.body as JsonValue;
   // `json` is the default and is not written, so a catalog that says it keeps the hash it had.
   if (m.body_encoding === 'form' || m.body_encoding === 'multipart') http.body_encoding = m.body_encoding;
+  // Likewise `body_required: false` is the default and is not kept.
+  if (m.body_required === true) http.body_required = true;
   const used = new Set<string>([
     ...parseTemplate(http.path).params,
     ...Object.values(http.query).flatMap((t) => parseTemplate(t).params),

@@ -119,6 +119,12 @@ export const Mapping = Type.Union(
             'How the body is sent: json (default), form (application/x-www-form-urlencoded) or multipart (multipart/form-data, text fields); form and multipart write nested keys as a[b]=1, lists as a[]=1.',
           ),
         ),
+        body_required: Type.Optional(
+          Type.Boolean({
+            description:
+              'The vendor requires a body: a call passing none of its parameters sends {} (inside the template\'s wrapper: {"data": {}}) instead of no body.',
+          }),
+        ),
         array_style: Type.Optional(OneOf(['repeat', 'comma'])),
         pagination: Type.Optional(Pagination),
         sort: Type.Optional(Sort),
