@@ -468,6 +468,7 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
       ...(s.value ? { value: s.value.field } : {}),
     },
     ...(built.bodyWrapper ? { body_wrapper: built.bodyWrapper } : {}),
+    ...(built.bodyRequired ? { body_required: true as const } : {}),
     ...(Object.keys(constants).length ? { constants } : {}),
     origin: op.label,
     meaning_from: meaning.from,

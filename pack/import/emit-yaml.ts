@@ -78,6 +78,17 @@ function capabilityValue(c: ImportCapability, entity: ImportEntity): Record<stri
 
 const templates = (ps: ImportParam[]) => Object.fromEntries(ps.map((p) => [p.wire, `{${p.name}}`]));
 
+/** The body template: each parameter under the keys of the objects it is nested in, inside the wrapper. */
+function bodyTemplate(ps: ImportParam[], wrapper: string | undefined): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const p of ps) {
+    let obj = root;
+    for (const k of p.at ?? []) obj = (obj[k] ??= {}) as Record<string, unknown>;
+    obj[p.wire] = `{${p.name}}`;
+  }
+  return wrapper ? { [wrapper]: root } : root;
+}
+
 /** A constant as a template: its braces doubled, so it is sent as written. */
 const literal = (v: string) => v.replace(/\{/g, '{{').replace(/\}/g, '}}');
 const literals = (m: Record<string, string> = {}) =>
@@ -98,9 +109,10 @@ function mappingValue(c: ImportCapability): unknown {
     out.headers = { ...literals(c.constants?.headers), ...templates(inHeader) };
   const whole = inBody.find((p) => p.wire === '');
   if (whole) out.body = `{${whole.name}}`;
-  else if (c.body_wrapper) out.body = { [c.body_wrapper]: templates(inBody) };
+  else if (c.body_wrapper || inBody.some((p) => p.at)) out.body = bodyTemplate(inBody, c.body_wrapper);
   else if (inBody.length && (readish || renamed(inBody))) out.body = templates(inBody);
   if (c.body_encoding) out.body_encoding = c.body_encoding;
+  if (c.body_required) out.body_required = true;
   if (c.array_style) out.array_style = c.array_style;
   if (c.pagination) out.pagination = { ...c.pagination };
   if (c.sort) out.sort = { ...c.sort };

@@ -38,6 +38,11 @@ export interface ImportParam {
   name: string;
   /** The wire name; `''` for a body parameter that is the whole request body (a JSON list or value). */
   wire: string;
+  /**
+   * A body parameter that is a member of a nested object: the keys of the objects it is sent in,
+   * below the body (inside its wrapper), outermost first (`['properties']`).
+   */
+  at?: string[];
   in: ParamIn;
   /** For a `many` parameter, the type of one item. */
   type: ImportType;
@@ -104,6 +109,8 @@ export interface ImportCapability {
   response: { path: string; total?: { header: string } | { path: string }; value?: string };
   /** The key the request body wraps the body parameters under (`{"data": {...}}`), when it does. */
   body_wrapper?: string;
+  /** The document requires the body and none of its parameters is required: send `{}` (in its wrapper) at least. */
+  body_required?: true;
   /**
    * Values the mapping always sends (wire name -> value): the query a document's path key fixes
    * (`/items?action=archive`) and required query or header parameters of one value

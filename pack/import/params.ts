@@ -1,8 +1,9 @@
 /**
  * The parameters of one capability: path, query and header parameters with their wire names,
  * types, enums, defaults, required flags and constraints (query arrays of scalars as `many`), and
- * the request body (JSON, form or multipart) flattened one level, inside its wrapper when it has
- * one (`{"data": {...}}`; deeper objects are JSON values, sent as nested fields in a form). A
+ * the request body (JSON, form or multipart) by its properties, inside its wrapper when it has one
+ * (`{"data": {...}}`), and by the members of its nested objects (body-members.ts; deeper or larger
+ * objects are JSON values, sent as nested fields in a form). A
  * parameter that cannot be mapped, or an optional one the document marks `deprecated`, is dropped;
  * a file part of a form or multipart body is left out (svc sends text fields). When a required one
  * cannot be mapped or sent, the whole operation is skipped (the returned `problem`). A required
@@ -12,6 +13,7 @@ import { valueFits } from '../check-type.js';
 import type { TypeSpec } from '../cgs.js';
 import { paramValueFits } from '../param-constraints.js';
 import { constraintsOf, defaultBreaks, keepTeachable, listKeywordsLeft } from './constraints.js';
+import { bodyLeaves, memberName } from './body-members.js';
 import { bodyWrapper } from './envelopes.js';
 import type { ImportParam, ParamIn, Skipped } from './model.js';
 import { NameSet, camelName, isReserved, oneLine, safeName, singular } from './names.js';
@@ -27,6 +29,8 @@ export interface ParamResult {
   problem?: Pick<Skipped, 'reason' | 'why'>;
   /** The key the request body wraps the body parameters under (envelopes.ts bodyWrapper). */
   bodyWrapper?: string;
+  /** The document requires the body and none of its parameters is required (the mapping's `body_required`). */
+  bodyRequired?: true;
   /**
    * Required query and header parameters that admit one value (an `enum` of one, a `const`):
    * not parameters an agent passes, but values the mapping always sends (wire name -> value).
@@ -120,7 +124,17 @@ export function buildParams(
   const body = bodyParams(op, names, add, { params, dropped, files }, keepReadOnly);
   if (body) return { params, dropped, files, constants, problem: body };
   const wrapper = op.body ? bodyWrapper(op.body.schema) : undefined;
-  return { params, dropped, files, constants, ...(wrapper ? { bodyWrapper: wrapper } : {}) };
+  // A required body is sent (`{}` at least) even when a program passes none of its parameters.
+  const bodyRequired =
+    op.body?.required === true && op.method !== 'get' && !params.some((p) => p.in === 'body' && p.required);
+  return {
+    params,
+    dropped,
+    files,
+    constants,
+    ...(wrapper ? { bodyWrapper: wrapper } : {}),
+    ...(bodyRequired ? { bodyRequired } : {}),
+  };
 }
 
 type Add = (
@@ -259,33 +273,41 @@ function bodyParams(
     dropped.push('request body (not an object with properties)');
     return undefined;
   }
-  for (const [wire, s] of props) {
-    if (s.readOnly === true && wire !== keep) continue;
-    // svc always sends the body (`{}` at least), so what its schema requires is required even
-    // when the document marks the body itself optional.
-    const req = required.has(wire);
-    const part = op.body.parts?.[wire];
+  const parts = op.body.parts ?? {};
+  const leaves = bodyLeaves(props, required, (wire) => !isObj(parts[wire]));
+  const bases = leaves.map((l) => paramName(l.wire));
+  for (const [i, leaf] of leaves.entries()) {
+    const { wire, schema: s, at } = leaf;
+    if (s.readOnly === true && (wire !== keep || at.length > 0)) continue;
+    // svc sends the body whenever a program passes one of its parameters, so what its schema
+    // requires is required even when the document marks the body itself optional.
+    const req = leaf.required;
+    const part = at.length === 0 ? parts[wire] : undefined;
+    const where = [...at, wire].join('.');
     if (op.body.encoding !== 'json' && isFilePart(s, isObj(part) ? part : undefined)) {
       if (req && op.body.required)
         return {
           reason: 'body',
-          why: `required file part \`${wire}\` of the ${kind} body (svc sends text fields only)`,
+          why: `required file part \`${where}\` of the ${kind} body (svc sends text fields only)`,
         };
-      out.files.push(wire);
+      out.files.push(where);
       continue;
     }
     if (s.deprecated === true && !req) {
-      dropped.push(`${wire} (deprecated)`);
+      dropped.push(`${where} (deprecated)`);
       continue;
     }
-    const base = paramName(wire);
-    const name = names.has(base) ? `${base}Body` : base;
+    const base = bases[i]!;
+    const name = at.length ? memberName(leaf, base, names, bases) : names.has(base) ? `${base}Body` : base;
     const before = out.params.length;
     const problem = add(wire, 'body', s, req, s.description, name);
-    if (problem) return { reason: 'parameter', why: problem };
-    const note = partNote(s, isObj(part) ? part : undefined);
+    if (problem)
+      return { reason: 'parameter', why: at.length ? problem.replace(`\`${wire}\``, `\`${where}\``) : problem };
     const added = out.params.length > before ? out.params.at(-1) : undefined;
-    if (note && added) (added.left ??= []).push(note);
+    if (!added) continue;
+    if (at.length) added.at = at;
+    for (const note of [partNote(s, isObj(part) ? part : undefined), leaf.note])
+      if (note) (added.left ??= []).push(note);
   }
   return undefined;
 }

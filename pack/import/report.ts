@@ -187,9 +187,36 @@ function bodyLine(c: ImportCatalog): string[] {
       : []),
   ];
   const line = `Request bodies: ${by.json.length} JSON${encoded.length ? `; ${encoded.join('; ')}` : ''}.`;
-  if (!encoded.length) return [line];
+  const shapes = bodyShapeLines(c);
+  if (!encoded.length) return [line, ...shapes];
   return [
     `${line} Their object and list parameters are sent as bracketed fields (\`a[b]=1\`, \`a[]=1\`, \`a[0][b]=1\`): check the vendor reads them so. File parts are listed under Skipped.`,
+    ...shapes,
+  ];
+}
+
+/**
+ * Bodies taught by the members of their nested objects (sent nested by the `body` template), and
+ * required bodies sent as `{}` (in their wrapper) when a program passes none of their parameters.
+ */
+function bodyShapeLines(c: ImportCatalog): string[] {
+  const nested = c.capabilities.flatMap((k) => {
+    const ps = k.params.filter((p) => p.at);
+    return ps.length
+      ? [`\`${k.name}\` (${ps.map((p) => `${[...p.at!, p.wire].join('.')} as ${p.name}`).join(', ')})`]
+      : [];
+  });
+  const required = c.capabilities.filter((k) => k.body_required).map((k) => `\`${k.name}\``);
+  return [
+    ...(nested.length
+      ? ['', `Members of nested body objects, taught as parameters and sent nested: ${nested.join('; ')}.`]
+      : []),
+    ...(required.length
+      ? [
+          '',
+          `Required bodies sent as \`{}\` (inside their wrapper) when a program passes none of their parameters (\`body_required\`): ${required.join(', ')}.`,
+        ]
+      : []),
   ];
 }
 

@@ -159,7 +159,8 @@ export function scalarUnion(s: Schema): Scalar[] | undefined {
 /**
  * The authoring type of a schema, or undefined when it has none safely (unions with an object or
  * array branch, binary). A union of scalar types is its widest (`scalarUnion`).
- * Objects become `{type: object}` (a JSON value): fields are flattened one level only.
+ * Objects become `{type: object}` (a JSON value): an entity field keeps nested objects whole (a request
+ * body opens them: body-members.ts).
  */
 export function toType(raw: Schema, depth = 0): ImportType | undefined {
   if (!isObj(raw) || depth > 3) return undefined;

@@ -1,7 +1,7 @@
 /**
  * What a request body's schema requires is required even when the document marks the body itself
- * optional: svc always sends the body (`{}` at least), and a vendor validating it refuses one
- * without those fields. fixtures/openapi/truth.yaml `createKeeper`: an optional body requiring `name`.
+ * optional: svc sends the body whenever a program passes one of its parameters, and a vendor
+ * validating it refuses one without those fields. fixtures/openapi/truth.yaml `createKeeper`: an optional body requiring `name`.
  */
 import t from 'tap';
 import { importAndPack } from '../_helpers/import.js';
