@@ -140,7 +140,7 @@ export const cgsSchema = {
               headers: templateMap,
               body: {},
               body_encoding: { enum: BODY_ENCODINGS.filter((e) => e !== 'json') },
-              body_required: { const: true },
+              body_required: { anyOf: [{ const: true }, { type: 'object' }] },
               array_style: { enum: ['repeat', 'comma'] },
               pagination: {
                 type: 'object',

@@ -189,9 +189,9 @@ export interface HttpMapping {
   body_encoding?: Exclude<BodyEncoding, 'json'>;
   /**
    * Set when the vendor requires a body: a call that passes none of the body's parameters sends
-   * `{}` (inside the template's wrapper: `{"data": {}}`; runtime/request.ts bodyFrame) instead of no body.
+   * `{}` (`true`) or this constant (a wrapper's empty object: `{"data": {}}`) instead of no body.
    */
-  body_required?: true;
+  body_required?: true | { [key: string]: JsonValue };
   /** How an array value is written into the query: `repeat` (a=1&a=2) or `comma` (a=1,2). */
   array_style: 'repeat' | 'comma';
   pagination?: Pagination;

@@ -88,7 +88,8 @@ export function normalizeMapping(
   // `json` is the default and is not written, so a catalog that says it keeps the hash it had.
   if (m.body_encoding === 'form' || m.body_encoding === 'multipart') http.body_encoding = m.body_encoding;
   // Likewise `body_required: false` is the default and is not kept.
-  if (m.body_required === true) http.body_required = true;
+  if (m.body_required === true || isObj(m.body_required))
+    http.body_required = m.body_required as HttpMapping['body_required'] & {};
   const used = new Set<string>([
     ...parseTemplate(http.path).params,
     ...Object.values(http.query).flatMap((t) => parseTemplate(t).params),

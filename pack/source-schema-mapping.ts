@@ -120,9 +120,9 @@ export const Mapping = Type.Union(
           ),
         ),
         body_required: Type.Optional(
-          Type.Boolean({
+          Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Unknown())], {
             description:
-              'The vendor requires a body: a call passing none of its parameters sends {} (inside the template\'s wrapper: {"data": {}}) instead of no body.',
+              'The vendor requires a body: a call passing none of its parameters sends {} (true) or this constant (a wrapper\'s empty object: {"data": {}}) instead of no body.',
           }),
         ),
         array_style: Type.Optional(OneOf(['repeat', 'comma'])),

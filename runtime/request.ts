@@ -1,7 +1,7 @@
 /**
  * Building vendor requests from CGS mappings (pure). Path parameters are URL-encoded, absent
  * optional parameters are omitted (and a body object none of whose parameters was passed, so a
- * body of none is not sent unless the mapping's `body_required` asks for `{}` in its wrapper), arrays follow
+ * body of none is not sent unless the mapping's `body_required` asks for `{}` or its constant), arrays follow
  * the mapping's `array_style`, bodies are JSON, form fields or multipart text fields (the
  * mapping's `body_encoding`), and a list that sorts gets the query keys of the order asked for.
  */
@@ -68,27 +68,6 @@ export function renderBody(t: JsonValue, values: Values): JsonValue | undefined 
   return t;
 }
 
-/**
- * The body sent for a required body when none of its parameters was passed: `{}`, inside the
- * template's wrapper when it has one: one key around the object that holds parameters itself
- * (`{data: {name: "{name}"}}`; in `{properties: {policy: {rules: "{rules}"}}}` nothing is a
- * wrapper, since `properties` may be an optional object of the vendor's).
- * @example bodyFrame({ data: { name: '{name}', size: '{size}' } }) // { data: {} }
- * @example bodyFrame(undefined) // {} (no template: every parameter went elsewhere)
- */
-export function bodyFrame(t: JsonValue | undefined): JsonValue | undefined {
-  if (t === undefined) return {};
-  if (!isMap(t)) return undefined;
-  const keys = Object.keys(t);
-  const inner = keys.length === 1 ? t[keys[0]!] : undefined;
-  const wraps =
-    isMap(inner) && Object.values(inner).some((v) => typeof v === 'string' && parseTemplate(v).params.length);
-  return wraps ? { [keys[0]!]: {} } : {};
-}
-
-const isMap = (v: JsonValue | undefined): v is { [k: string]: JsonValue } =>
-  v !== undefined && v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** The query string of a mapping for these values (without the leading `?`). */
 export function renderQuery(cap: Capability, values: Values, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams();
@@ -138,8 +117,9 @@ export function buildRequest(
   Object.assign(headers, extras.headers);
   const req: HttpRequest = { method: cap.http.method, url: `${baseUrl}${path}${query ? `?${query}` : ''}`, headers };
   if (cap.http.method !== 'GET') {
-    const { body: t, body_required } = cap.http;
-    const body = (t !== undefined ? renderBody(t, values) : undefined) ?? (body_required ? bodyFrame(t) : undefined);
+    const { body: t, body_required: required } = cap.http;
+    // A required body of no parameter passed is sent as `{}`, or as the constant the mapping gives.
+    const body = (t !== undefined ? renderBody(t, values) : undefined) ?? (required === true ? {} : required);
     if (body !== undefined) encodeBody(req, body, cap.http.body_encoding ?? 'json');
   }
   return req;

@@ -112,7 +112,8 @@ function mappingValue(c: ImportCapability): unknown {
   else if (c.body_wrapper || inBody.some((p) => p.at)) out.body = bodyTemplate(inBody, c.body_wrapper);
   else if (inBody.length && (readish || renamed(inBody))) out.body = templates(inBody);
   if (c.body_encoding) out.body_encoding = c.body_encoding;
-  if (c.body_required) out.body_required = true;
+  // A wrapped body's empty form keeps its wrapper (`{"data": {}}`), which the vendor expects.
+  if (c.body_required) out.body_required = c.body_wrapper ? { [c.body_wrapper]: {} } : true;
   if (c.array_style) out.array_style = c.array_style;
   if (c.pagination) out.pagination = { ...c.pagination };
   if (c.sort) out.sort = { ...c.sort };

@@ -214,7 +214,7 @@ function bodyShapeLines(c: ImportCatalog): string[] {
     ...(required.length
       ? [
           '',
-          `Required bodies sent as \`{}\` (inside their wrapper) when a program passes none of their parameters (\`body_required\`): ${required.join(', ')}.`,
+          `Required bodies sent as \`{}\` (a wrapped one as its wrapper's empty object) when a program passes none of their parameters (\`body_required\`): ${required.join(', ')}.`,
         ]
       : []),
   ];

@@ -1,12 +1,12 @@
 /**
  * Request bodies (runtime/request.ts): an object of a body template none of whose parameters was
  * passed is left out, as an absent parameter's key is, so an optional nested object is never sent
- * as `{}`; a body of nothing is not sent, unless the mapping's `body_required` asks for its frame
- * (`{}`, or the wrapper keys of a nested template).
+ * as `{}`; a body of nothing is not sent, unless the mapping's `body_required` asks for `{}` (`true`)
+ * or the constant it gives (a wrapper's empty object).
  */
 import t from 'tap';
 import type { Capability, HttpMapping, JsonValue } from '../../pack/cgs.js';
-import { bodyFrame, buildRequest, renderBody } from '../../runtime/request.js';
+import { buildRequest, renderBody } from '../../runtime/request.js';
 
 const BASE = 'https://api.example.test';
 
@@ -50,31 +50,19 @@ t.test('a nested object is sent with the members passed, and left out when none 
   );
 });
 
-t.test('the frame of a required body: its wrapper keys around an empty object', async (t) => {
-  t.same(bodyFrame(NESTED), {});
-  t.same(bodyFrame({ data: { name: '{name}', size: '{size}' } }), { data: {} });
-  t.same(bodyFrame({ data: { name: '{name}', attributes: { size: '{size}' } } }), { data: {} });
-  t.same(
-    bodyFrame({ properties: { policy: { rules: '{rules}' } } }),
-    {},
-    'one key around objects only is no wrapper: it may be an optional object of the vendor',
-  );
-  t.same(bodyFrame({ data: { kind: 'widget' } }), {}, 'a key around constants only is no wrapper');
-  t.same(bodyFrame(undefined), {}, 'no template: every parameter went elsewhere');
-  t.equal(bodyFrame('{items}'), undefined, 'a whole-body value has no frame');
-});
-
-t.test('buildRequest sends a required body as its frame, an optional one not at all', async (t) => {
+t.test('buildRequest sends a required body as {} or its constant, an optional one not at all', async (t) => {
   const wrapped = { data: { name: '{name}' } };
   const optional = buildRequest(BASE, cap({ body: wrapped }), {});
   t.equal(optional.body, undefined, 'an optional body of nothing is not sent');
   t.notOk('content-type' in optional.headers);
   const required = buildRequest(BASE, cap({ body: wrapped, body_required: true }), {});
-  t.equal(required.body, '{"data":{}}');
+  t.equal(required.body, '{}');
   t.equal(required.headers['content-type'], 'application/json');
+  const inWrapper = buildRequest(BASE, cap({ body: wrapped, body_required: { data: {} } }), {});
+  t.equal(inWrapper.body, '{"data":{}}', 'the constant, a wrapper around nothing');
   const bare = buildRequest(BASE, cap({ body_required: true }), {});
   t.equal(bare.body, '{}', 'no template: `{}`');
-  const given = buildRequest(BASE, cap({ body: wrapped, body_required: true }), { name: 'x' });
+  const given = buildRequest(BASE, cap({ body: wrapped, body_required: { data: {} } }), { name: 'x' });
   t.equal(given.body, '{"data":{"name":"x"}}', 'with a parameter the template is rendered as ever');
   const form = buildRequest(BASE, cap({ body: { name: '{name}' }, body_encoding: 'form', body_required: true }), {});
   t.equal(form.body, '', 'a required form body of no field is an empty form');
