@@ -263,6 +263,14 @@ export class SvcFailure extends Error {
   }
 }
 
+/**
+ * Refuse with one error: throws it as a `SvcFailure`, which each surface answers in its own form.
+ * @example fail('unknown_session', 'no session s9', 'open a session with POST /execute')
+ */
+export function fail(code: ErrorCode, message: string, hint?: string): never {
+  throw new SvcFailure([svcError(code, message, hint === undefined ? {} : { hint })]);
+}
+
 /** `file:line:col: code: message` plus an indented `hint:` line: the form the CLI prints. */
 export function formatError(e: SvcError): string {
   const where = e.span ? `${e.span.file ?? '<input>'}:${e.span.line}:${e.span.col}: ` : e.file ? `${e.file}: ` : '';

@@ -1,4 +1,4 @@
-export { CODES, svcError, formatError, SvcFailure } from './errors.js';
+export { CODES, svcError, fail, formatError, SvcFailure } from './errors.js';
 export type { ErrorCode, Span, SvcError } from './errors.js';
 export { canonicalJson, canonicalHash, sha256Hex, sortKeysDeep } from './canonical.js';
 export { editDistance, nearest, didYouMean, knownList, suggestHint } from './suggest.js';

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { parse as parseYaml, parseDocument } from 'yaml';
-import { svcError, SvcFailure } from '../common/errors.js';
+import { fail, SvcFailure } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import { errnoCode } from '../pack/errno.js';
 import type { Registry } from '../pack/registry.js';
@@ -23,20 +23,21 @@ import type { OutboundAuth } from '../pack/cgs.js';
 
 export const CREDENTIALS_ENV = 'SVC_OUTBOUND_CREDENTIALS_FILE';
 
-const fail = (message: string, hint: string): never => {
-  throw new SvcFailure([svcError('credentials_config_invalid', message, { hint })]);
-};
-
 /** Refuse a secret file group or others may read or write (its name is the operator's own setting). */
 async function privateFile(path: string, what: string): Promise<void> {
   let mode: number;
   try {
     mode = (await stat(path)).mode;
   } catch (e) {
-    return fail(`${what} cannot be read (${errnoCode(e)})`, `point ${CREDENTIALS_ENV} at an existing file`);
+    return fail(
+      'credentials_config_invalid',
+      `${what} cannot be read (${errnoCode(e)})`,
+      `point ${CREDENTIALS_ENV} at an existing file`,
+    );
   }
   if (mode & 0o077)
     fail(
+      'credentials_config_invalid',
       `${what} may be read or written by group or others (mode ${(mode & 0o777).toString(8).padStart(4, '0')})`,
       `it holds secrets: chmod 600 ${what === 'the credentials file' ? `"$${CREDENTIALS_ENV}"` : 'it'}`,
     );
@@ -46,7 +47,11 @@ async function readText(path: string, what: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (e) {
-    return fail(`${what} cannot be read (${errnoCode(e)})`, 'check the path and that svc may read it');
+    return fail(
+      'credentials_config_invalid',
+      `${what} cannot be read (${errnoCode(e)})`,
+      'check the path and that svc may read it',
+    );
   }
 }
 
@@ -57,6 +62,7 @@ function decode(text: string): unknown {
   } catch (e) {
     const pos = (e as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
     return fail(
+      'credentials_config_invalid',
       `the credentials file is not valid JSON or YAML${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`,
       'fix the syntax; see docs/auth.md "Outbound credentials" for the format',
     );
@@ -80,7 +86,11 @@ export async function loadCredentials(path: string, registry: Registry): Promise
     const key = await readText(tls.key, what('key'));
     const ca = tls.ca === undefined ? undefined : await readText(tls.ca, what('ca'));
     if (!cert.includes('-----BEGIN') || !key.includes('-----BEGIN') || (ca !== undefined && !ca.includes('-----BEGIN')))
-      fail(`entries.${id}.tls names a file that is not PEM`, 'give PEM files: cert, key and optionally ca');
+      fail(
+        'credentials_config_invalid',
+        `entries.${id}.tls names a file that is not PEM`,
+        'give PEM files: cert, key and optionally ca',
+      );
     const id16 = createHash('sha256')
       .update(`${cert}\0${key}\0${ca ?? ''}`)
       .digest('hex')

@@ -6,7 +6,7 @@
  * the process that started it. `watch` gives a surface the current line and a subscription (SSE,
  * MCP notifications); at shutdown the running ones are cancelled and what they did is stored.
  */
-import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
+import { fail, svcError } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
 import type { Plan } from '../../compiler/plan.js';
 import type { Registry } from '../../pack/registry.js';
@@ -56,10 +56,6 @@ export type { Watch } from './live-op.js';
 const writeSteps = (plan: Plan): Pick<OpDescriptor, 'writes'> => {
   const writes = plan.steps.filter((x) => x.effect === 'write').length;
   return writes ? { writes } : {};
-};
-
-const fail = (code: SvcError['code'], message: string, hint: string): never => {
-  throw new SvcFailure([svcError(code, message, { hint })]);
 };
 
 export class Background {

@@ -7,7 +7,7 @@
  * recovers into a fresh session and symbol space and says so in `continuity`.
  */
 import { randomBytes } from 'node:crypto';
-import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
+import { fail, SvcFailure } from '../../common/errors.js';
 import { quote } from '../../common/quote.js';
 import type { Seed } from '../../compiler/symbols.js';
 import type { Registry } from '../../pack/registry.js';
@@ -60,10 +60,6 @@ export function mintLogicalRef(): string {
   return out;
 }
 
-const fail = (code: SvcError['code'], message: string, hint: string): never => {
-  throw new SvcFailure([svcError(code, message, { hint })]);
-};
-
 /** Logical sessions over the session repository: `context` calls and finding the session of a ref. */
 export class LogicalSessions {
   constructor(private readonly deps: LogicalDeps) {}
@@ -90,14 +86,14 @@ export async function findLogical(deps: LogicalDeps, ref: unknown, tenant: strin
       '`logical_session_ref` is not an l_<token>',
       'send the logical_session_ref a context call returned',
     );
-  const key = await deps.repo.findLogical(ref as string);
+  const key = await deps.repo.findLogical(ref);
   if (!key)
     fail(
       'unknown_logical_session',
-      `no session is bound to \`${quote(ref as string)}\``,
+      `no session is bound to \`${quote(ref)}\``,
       'it idled out or was never minted here: open one with a context call (intent and seeds)',
     );
-  return findSession(deps.repo, key!, tenant, deps.registry(), early);
+  return findSession(deps.repo, key, tenant, deps.registry(), early);
 }
 
 /** A context call: open, extend, or recover the logical session of an intent (rules in the file comment). */

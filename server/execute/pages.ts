@@ -4,7 +4,7 @@
  * same next handle, so the chain never forks. A handle given with a logical-session prefix
  * (`l_<token>_pgN`, as MCP prints it) is resolved when that logical session is bound to the session.
  */
-import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
+import { fail } from '../../common/errors.js';
 import { quote } from '../../common/quote.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
 import type { Registry } from '../../pack/registry.js';
@@ -29,10 +29,6 @@ export interface PageDeps {
 const LOGICAL_PAGE = /^(l_[A-Za-z0-9]+)_(pg\d+)$/;
 /** A page handle as a run_ref: `pgN`, or `l_<token>_pgN`. */
 const PAGE_REF = /^(l_[A-Za-z0-9]+_)?pg\d{1,9}$/;
-
-const fail = (code: SvcError['code'], message: string, hint: string): never => {
-  throw new SvcFailure([svcError(code, message, { hint })]);
-};
 
 /** Mint the next `pgN` of a session for a page state (inside a repository transaction). */
 export function mintPage(st: SessionState, state: PageState, entity: string): string {

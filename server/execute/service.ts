@@ -5,7 +5,7 @@
  * errors (`SvcFailure`); it knows no protocol status and no route: HTTP, MCP and the terminal each
  * render what it returns. Opening and teaching sessions is in teach.ts, operations in background.ts.
  */
-import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
+import { fail, type SvcError } from '../../common/errors.js';
 import { SILENT, type Logger } from '../../common/log.js';
 import { quote } from '../../common/quote.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
@@ -45,10 +45,6 @@ export type { Follow, ProgramRequest, RunRequest, ServiceDeps, Who } from './req
 
 /** finishRun's arguments after its dependencies. */
 type FinishArgs = Parameters<typeof finishRun> extends [unknown, ...infer A] ? A : never;
-
-const fail = (code: SvcError['code'], message: string, hint: string): never => {
-  throw new SvcFailure([svcError(code, message, { hint })]);
-};
 
 export class ExecuteService {
   private readonly now: () => number;

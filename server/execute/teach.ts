@@ -2,7 +2,7 @@
  * Opening sessions and teaching them: the first wave of a new session, and delta waves that
  * expand it (more entities of a pinned catalog) or federate it (another catalog), from seeds.
  */
-import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
+import { fail, svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import { quote } from '../../common/quote.js';
 import { suggestHint } from '../../common/suggest.js';
 import type { Seed, SymbolTableJson } from '../../compiler/symbols.js';
@@ -21,10 +21,6 @@ export interface OpenRequest {
   intent?: string | null;
   seeds?: SeedInput[] | null;
 }
-
-const fail = (code: SvcError['code'], message: string, hint: string): never => {
-  throw new SvcFailure([svcError(code, message, { hint })]);
-};
 
 export class Teacher {
   constructor(

@@ -11,7 +11,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { svcError, SvcFailure } from '../../common/errors.js';
+import { fail } from '../../common/errors.js';
 import { check } from '../../pack/ajv.js';
 import { errnoCode } from '../../pack/errno.js';
 
@@ -25,21 +25,21 @@ const Tenants = Type.Record(
   { $id: 'svc:config/mcp-tenants' },
 );
 
-const fail = (message: string, hint: string): never => {
-  throw new SvcFailure([svcError('mcp_config_invalid', message, { hint })]);
-};
-
 async function readJson(name: string, path: string, example: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    return fail(`${name} cannot be read (${errnoCode(e)})`, `point it at a JSON file such as ${example}`);
+    return fail(
+      'mcp_config_invalid',
+      `${name} cannot be read (${errnoCode(e)})`,
+      `point it at a JSON file such as ${example}`,
+    );
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    return fail(`${name} is not valid JSON`, `write for example ${example}`);
+    return fail('mcp_config_invalid', `${name} is not valid JSON`, `write for example ${example}`);
   }
 }
 
@@ -131,6 +131,7 @@ export async function mcpConfigFromEnv(env: Record<string, string | undefined>):
     );
     if (!rows.ok)
       fail(
+        'mcp_config_invalid',
         `SVC_MCP_TRANSPORT_KEYS_FILE must be a JSON array of {"key", "label"} (problem at ${rows.errors[0]?.instancePath || 'the top'})`,
         `keys are at least 16 characters without white space; write ${example}`,
       );
@@ -142,6 +143,7 @@ export async function mcpConfigFromEnv(env: Record<string, string | undefined>):
     const t = check(Tenants, await readJson('SVC_MCP_TENANTS_FILE', env.SVC_MCP_TENANTS_FILE, example));
     if (!t.ok)
       fail(
+        'mcp_config_invalid',
         `SVC_MCP_TENANTS_FILE must map tenant ids to {"apis": [entry_id, ...]} (problem at ${t.errors[0]?.instancePath || 'the top'})`,
         `write ${example}`,
       );

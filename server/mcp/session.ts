@@ -5,7 +5,7 @@
  */
 import type { CallToolResult, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { encode as toon } from '@toon-format/toon';
-import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
+import { fail, svcError, SvcFailure } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
 import type { Registry } from '../../pack/registry.js';
 import type { InboundAuth } from '../auth/inbound-auth.js';
@@ -291,7 +291,3 @@ export class McpSession {
     return listRuns(this.scope);
   }
 }
-
-const fail = (code: SvcError['code'], message: string, hint: string): never => {
-  throw new SvcFailure([svcError(code, message, { hint })]);
-};
