@@ -9,7 +9,8 @@
 import { boundErrors } from '../../common/bound-errors.js';
 import type { SvcError } from '../../common/errors.js';
 import { renderDiagnostic } from '../../compiler/render-diagnostic.js';
-import type { Outcome, ResultBlock, TeachingOpened } from '../execute/outcome.js';
+import type { Outcome, TeachingOpened } from '../execute/outcome.js';
+import { blockJson, errorsJson, type BlockWording } from '../execute/outcome-json.js';
 import type { Format } from './negotiate.js';
 import { toonEncode as toon } from './toon-fast.js';
 
@@ -22,40 +23,23 @@ export const CONTENT_TYPES: Record<Format, string> = {
   ndjson: 'application/x-ndjson; charset=utf-8',
 };
 
-function errorJson(e: SvcError): Record<string, unknown> {
-  const o: Record<string, unknown> = { code: e.code, message: e.message };
-  if (e.hint) o.hint = e.hint;
-  if (e.span) {
-    o.line = e.span.line;
-    o.col = e.span.col;
-  }
-  if (e.path) o.path = e.path;
-  return o;
-}
-
-function blockJson(b: ResultBlock): Record<string, unknown> {
-  const o: Record<string, unknown> = { entity: b.entity, count: b.rows.length };
-  if (b.done) o.done = b.done;
-  if (b.total !== undefined) o.total = b.total;
-  if (b.next) o.more = `page(${b.next})[..]`;
-  o.rows = b.rows;
-  return o;
-}
+/** How HTTP asks for the next page of a block: the program form `page(pgN)[..]`. */
+const HTTP_BLOCK: BlockWording = { more: (next) => `page(${next})[..]` };
 
 /**
  * The JSON object form (also what TOON encodes). `compact`: a clean read leaves `_meta` out (its
  * run and commit ids travel in the `svc-run-id` and `svc-commit-id` headers).
  */
-export function outcomeObject(o: Outcome, compact = false): Record<string, unknown> {
+export function outcomeObject(o: Outcome, opts: { compact?: boolean } = {}): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (o.extra) Object.assign(body, o.extra);
   const last = o.results[o.results.length - 1];
-  if (o.results.length > 1) body.results = o.results.map(blockJson);
-  else if (last) Object.assign(body, blockJson(last));
+  if (o.results.length > 1) body.results = o.results.map((b) => blockJson(b, HTTP_BLOCK));
+  else if (last) Object.assign(body, blockJson(last, HTTP_BLOCK));
   if (o.text && !o.extra) body.text = o.text;
-  if (o.errors.length) body.errors = boundErrors(o.errors).map(errorJson);
-  if (o.warnings?.length) body.warnings = boundErrors(o.warnings).map(errorJson);
-  if (!(compact && o.clean)) body._meta = { svc: o.meta };
+  if (o.errors.length) body.errors = errorsJson(o.errors);
+  if (o.warnings?.length) body.warnings = errorsJson(o.warnings);
+  if (!(opts.compact && o.clean)) body._meta = { svc: o.meta };
   return body;
 }
 
@@ -64,7 +48,7 @@ export function render(o: Outcome, format: Format, source?: string): string {
     case 'json':
       return JSON.stringify(outcomeObject(o)) + '\n';
     case 'toon':
-      return teachingToon(o) ?? toon(outcomeObject(o, true)) + '\n';
+      return teachingToon(o) ?? toon(outcomeObject(o, { compact: true })) + '\n';
     case 'ndjson':
       return ndjson(o);
     case 'plain':
@@ -79,12 +63,12 @@ function ndjson(o: Outcome): string {
   if (o.extra) Object.assign(tail, o.extra);
   if (o.results.length)
     tail.results = o.results.map((b) => {
-      const { rows: _rows, ...summary } = blockJson(b);
+      const { rows: _rows, ...summary } = blockJson(b, HTTP_BLOCK);
       return summary;
     });
   if (o.text && !o.extra) tail.text = o.text;
-  if (o.errors.length) tail.errors = boundErrors(o.errors).map(errorJson);
-  if (o.warnings?.length) tail.warnings = boundErrors(o.warnings).map(errorJson);
+  if (o.errors.length) tail.errors = errorsJson(o.errors);
+  if (o.warnings?.length) tail.warnings = errorsJson(o.warnings);
   tail._meta = { svc: o.meta };
   lines.push(JSON.stringify(tail));
   return lines.join('\n') + '\n';
@@ -168,7 +152,7 @@ const PLAIN_TEXT_KEYS: ReadonlySet<string> = new Set(PLAIN_TEXT);
 function teachingToon(o: Outcome): string | undefined {
   const extra: Partial<TeachingOpened> | undefined = o.extra;
   if (!o.text || !extra || !PLAIN_TEXT.some((k) => extra[k] !== undefined)) return undefined;
-  const head = outcomeObject(o, true);
+  const head = outcomeObject(o, { compact: true });
   for (const k of PLAIN_TEXT_KEYS) delete head[k];
   // `_meta` repeats what the head already says (domain_revision): leave it out then.
   if (Object.entries(o.meta).every(([k, v]) => v === undefined || head[k] === v)) delete head._meta;

@@ -5,6 +5,7 @@
  * rendered; a code without an entry keeps the core's hint.
  */
 import type { ErrorCode, SvcError } from '../../common/errors.js';
+import { withHints } from '../execute/outcome-json.js';
 
 export const HTTP_HINTS: Partial<Record<ErrorCode, string>> = {
   review_required:
@@ -18,6 +19,5 @@ export const HTTP_HINTS: Partial<Record<ErrorCode, string>> = {
 
 /** `errors` with the HTTP wording of their hints. */
 export function httpHints(errors: SvcError[]): SvcError[] {
-  if (!errors.some((e) => HTTP_HINTS[e.code] !== undefined)) return errors;
-  return errors.map((e) => (HTTP_HINTS[e.code] !== undefined ? { ...e, hint: HTTP_HINTS[e.code] } : e));
+  return withHints(errors, HTTP_HINTS);
 }

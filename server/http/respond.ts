@@ -5,6 +5,7 @@ import { CODES, type SvcError } from '../../common/errors.js';
 import { CONTENT_TYPES, render, renderErrors, type Format } from './format.js';
 import type { Outcome } from '../execute/outcome.js';
 import { httpHints } from './hints.js';
+import { errorJson } from '../execute/outcome-json.js';
 import { errorsStatus, outcomeStatus } from './status.js';
 
 /** The fixed namespace of problem types (RFC 9457); `.invalid` never resolves. */
@@ -50,13 +51,7 @@ export function errorBody(all: SvcError[]): Record<string, unknown> {
   const first = errors[0]!;
   const body: Record<string, unknown> = { code: first.code, message: first.message };
   if (first.hint) body.hint = first.hint;
-  if (errors.length > 1)
-    body.errors = errors.map((e) => ({
-      code: e.code,
-      message: e.message,
-      ...(e.hint ? { hint: e.hint } : {}),
-      ...(e.span ? { line: e.span.line, col: e.span.col } : {}),
-    }));
+  if (errors.length > 1) body.errors = errors.map(errorJson);
   return body;
 }
 

@@ -8,9 +8,9 @@
  */
 import { toonEncode as toon } from '../http/toon-fast.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { boundErrors } from '../../common/bound-errors.js';
 import type { ErrorCode, SvcError } from '../../common/errors.js';
 import type { Outcome, ResultBlock } from '../execute/outcome.js';
+import { blockJson, errorsJson, withHints } from '../execute/outcome-json.js';
 
 /** Rows inline per result (SPEC: at most 25 in a terminal response). */
 export const INLINE_ROWS = 25;
@@ -32,21 +32,9 @@ const MCP_HINTS: Partial<Record<ErrorCode, string>> = {
     'let the svc_run calls already running answer (or cancel those requests), then call svc_run with this run_ref again',
 };
 
-export function errorObject(e: SvcError): Record<string, unknown> {
-  const hint = MCP_HINTS[e.code] ?? e.hint;
-  const o: Record<string, unknown> = { code: e.code, message: e.message };
-  if (hint) o.hint = hint;
-  if (e.span) {
-    o.line = e.span.line;
-    o.col = e.span.col;
-  }
-  if (e.path) o.path = e.path;
-  return o;
-}
-
 /** A tool error: `isError`, the errors as TOON text and as structured content, the first code in `_meta.svc`. */
 export function errorResult(errors: SvcError[], meta: object = {}): CallToolResult {
-  const list = boundErrors(errors).map(errorObject);
+  const list = errorsJson(withHints(errors, MCP_HINTS));
   return {
     isError: true,
     content: [{ type: 'text', text: toon({ errors: list }) }],
@@ -73,8 +61,8 @@ export function programResult(o: Outcome, scope: RenderScope): CallToolResult {
   const blocks = o.results.map((b) => blockObject(b, scope, runId));
   const body: Record<string, unknown> = blocks.length === 1 ? { ...blocks[0] } : { results: blocks };
   if (o.text && o.kind === 'report') body.status = o.text;
-  if (o.errors.length) body.errors = boundErrors(o.errors).map(errorObject);
-  if (o.warnings?.length) body.warnings = boundErrors(o.warnings).map(errorObject);
+  if (o.errors.length) body.errors = errorsJson(withHints(o.errors, MCP_HINTS));
+  if (o.warnings?.length) body.warnings = errorsJson(withHints(o.warnings, MCP_HINTS));
   const content: CallToolResult['content'] = [{ type: 'text', text: toon(body) }];
   if (runId && o.results.some((b) => b.rows.length > INLINE_ROWS))
     content.push({
@@ -94,16 +82,12 @@ export function programResult(o: Outcome, scope: RenderScope): CallToolResult {
 }
 
 function blockObject(b: ResultBlock, scope: RenderScope, runId: string | undefined): Record<string, unknown> {
-  const o: Record<string, unknown> = { entity: b.entity, count: b.rows.length };
-  if (b.done) o.done = b.done;
-  if (b.total !== undefined) o.total = b.total;
-  if (b.rows.length > INLINE_ROWS) {
-    o.shown = INLINE_ROWS;
-    if (runId) o.full = runUri(scope.ref, runId);
-  }
-  if (b.next) o.more = `svc_run run_ref=${scope.ref}_${b.next}`;
-  o.rows = b.rows.slice(0, INLINE_ROWS);
-  return o;
+  const over = b.rows.length > INLINE_ROWS;
+  return blockJson(b, {
+    more: (next) => `svc_run run_ref=${scope.ref}_${next}`,
+    ...(over ? { extra: { shown: INLINE_ROWS, ...(runId ? { full: runUri(scope.ref, runId) } : {}) } } : {}),
+    rows: b.rows.slice(0, INLINE_ROWS),
+  });
 }
 
 /** A dry-run: the run_ref to pass to svc_run, and the review. */
