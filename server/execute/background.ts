@@ -132,7 +132,7 @@ export class Background {
       onProgress: (e) => writer.progress(e),
     })
       .then(async (run) => {
-        const { run_id, blocks } = await this.deps.finish(s, plan, commit_id, run, startedAt, program);
+        const { run_id, blocks } = await this.deps.finish(s, plan, commit_id, run, { startedAt, program });
         await this.end(op, (d) => {
           d.run_id = run_id;
           d.blocks = blocks.map(({ rows: _rows, ...b }, i) => ({ ...b, step: run.returns[i]!.step }));

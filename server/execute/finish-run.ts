@@ -42,14 +42,25 @@ export interface Finished {
  */
 export type ArtifactWrite = 'now' | 'later' | 'hold';
 
+/** How a run is finished. */
+export interface FinishOptions {
+  /** When the run started: its record's and its snapshot's `started_at`. */
+  startedAt: Date;
+  /** The program text, stored with the snapshot (none for a client-compiled plan). */
+  program?: string | undefined;
+  /** When the snapshot is written (default `hold`). */
+  write?: ArtifactWrite;
+  /** A clean read on a peeked version found current: the session store may answer before its write lands. */
+  early?: boolean;
+}
+
 /** What a run leaves in its session, as the background runner is given it. */
 export type FinishRun = (
   s: SessionState,
   plan: Plan,
   commit_id: string,
   run: RunResult,
-  startedAt: Date,
-  program: string | undefined,
+  opts: Pick<FinishOptions, 'startedAt' | 'program'>,
 ) => Promise<Finished>;
 
 export async function finishRun(
@@ -58,10 +69,7 @@ export async function finishRun(
   plan: Plan,
   commit_id: string,
   run: RunResult,
-  startedAt: Date,
-  program: string | undefined,
-  write: ArtifactWrite = 'hold',
-  early = false,
+  { startedAt, program, write = 'hold', early = false }: FinishOptions,
 ): Promise<Finished> {
   let run_id = '';
   let warning: SvcError | undefined;
@@ -72,7 +80,6 @@ export async function finishRun(
       startedAt: at,
       session: { prompt_hash: s.prompt_hash, session: s.session, tenant: s.tenant },
     };
-    // Set, not spread in first: properties after a leading spread take V8's slow path.
     if (program !== undefined) extra.program = program;
     const make = () => snapshotOf(plan, commit_id, run, extra);
     // Written later (and with the memory store, built later): a failure is logged and counted by
@@ -105,7 +112,7 @@ export async function finishRun(
       if (run_id) {
         const rows = out.reduce((n, b) => n + b.rows.length, 0);
         st.runs.push({ run_id, commit_id, status: run.status, at, rows });
-        // One over the cap at most (each run adds one): shift, which V8 does without moving the rest.
+        // One over the cap at most: each run adds one.
         while (st.runs.length > SESSION_HOLDS.maxRuns) st.runs.shift();
       }
       return out;

@@ -91,8 +91,7 @@ export class ExecuteService {
       limits: this.limits,
       now: this.now,
       logger: this.logger,
-      finish: (s, plan, commit_id, run, startedAt, program) =>
-        this.finishBackground(s, plan, commit_id, run, startedAt, program),
+      finish: (...a) => this.finishBackground(...a),
       replica: deps.replica ?? localReplica(),
     });
   }
@@ -238,7 +237,12 @@ export class ExecuteService {
     // A read's artifact is written after the answer; a write's before it (its answer says if it was not stored).
     // An early read's session record may be too (its claim holds other replicas off until it lands).
     const write = reads ? 'later' : 'now';
-    const done = await this.finish(s, plan, commit_id, run, startedAt, program, write, reads && !!req.current);
+    const done = await this.finish(s, plan, commit_id, run, {
+      startedAt,
+      program,
+      write,
+      early: reads && !!req.current,
+    });
     return liveOutcome(commit_id, run, done, { reads });
   }
 
