@@ -33,10 +33,8 @@ const PAGE_REF = /^(l_[A-Za-z0-9]+_)?pg\d{1,9}$/;
 /** Mint the next `pgN` of a session for a page state (inside a repository transaction). */
 export function mintPage(st: SessionState, state: PageState, entity: string): string {
   const name = `pg${++st.counters.pg}`;
-  // A continued state carries the server fields of the handle it came from: a fresh handle has none
-  // (a run's page state: one copy, no rest pattern). Object.assign, as adding `entity` after a
-  // spread of the state is V8's slow path (see service.ts live).
-  st.pages.set(name, Object.assign({}, withoutServerFields(state), { entity }));
+  // A continued state carries the server fields of the handle it came from: a fresh handle has none.
+  st.pages.set(name, { ...withoutServerFields(state), entity });
   trimMap(st.pages, SESSION_HOLDS.maxPages);
   return name;
 }

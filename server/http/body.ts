@@ -12,7 +12,7 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   // A short body usually arrives with the headers: by the time a route reads it, node has buffered
   // all of it (the stream ends a little later). Take it from the buffer then: no async iterator, no
-  // wait for the end event (the body stretch of a clean read: about 30 -> 10 µs). A caller in the
+  // wait for the end event. A caller in the
   // turn the request's head was parsed in (the MCP endpoint) comes before node parsed the body
   // that came with it: one microtask later it is there.
   if (!req.complete && req.readableLength < declared) await Promise.resolve();
@@ -36,8 +36,8 @@ function whollyBuffered(req: IncomingMessage, declared: number): boolean {
 /**
  * The body of a request that is all buffered: read() hands it over at once; resume() then lets
  * the stream reach its end event by itself (node's server waits for it to free the parser).
- * That resume waits for the loop's next turn (`resumeSoon`): the stream's end (about 30–50 µs of
- * node's bookkeeping) would otherwise run before the vendor call the route dispatches in this
+ * That resume waits for the loop's next turn (`resumeSoon`): the stream's end (node's
+ * bookkeeping) would otherwise run before the vendor call the route dispatches in this
  * turn is written, since undici writes on a reused socket only in an immediate.
  */
 function bufferedBody(req: IncomingMessage): string {
