@@ -2,10 +2,11 @@
  * Listening and stopping: start the app on host:port; on stop, refuse new connections, let
  * running requests and background operations finish within a grace period, then cancel what
  * still runs (streams get their terminal event, runs store what they did) and close what is left.
+ * The answers in progress are a plain `Set`: a hand-written array set in its place used as much
+ * CPU per request on a clean 25-row read, side by side (0.97× TOON, 1.04× JSON, median of 3 runs).
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SlotSet } from '../common/slot-set.js';
 import type { SvcApp } from './app.js';
 
 export interface Listening {
@@ -41,8 +42,7 @@ export async function listen(
   const t = { ...TIMEOUTS, ...timeouts };
   // Answers not yet started when stopping begins say `Connection: close`, so their keep-alive
   // connections end with them instead of holding the process for the whole grace period.
-  // A SlotSet, not a Set: its members change on every request (common/slot-set.ts says why).
-  const active = new SlotSet<ServerResponse>();
+  const active = new Set<ServerResponse>();
   let stopping = false;
   let drained: (() => void) | undefined;
   const headersTimeout = Math.min(t.headersMs, t.requestMs);
@@ -89,7 +89,7 @@ export async function listen(
         requests: active.size,
         operations: app.service.background.runningCount,
       });
-      for (const res of active.values()) if (!res.headersSent) res.setHeader('connection', 'close');
+      for (const res of active) if (!res.headersSent) res.setHeader('connection', 'close');
       app.stopping();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

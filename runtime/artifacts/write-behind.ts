@@ -31,8 +31,7 @@ export class WriteBehindStore implements ArtifactStore {
   private readonly pending = new Map<string, Promise<void>>();
   /**
    * Minted snapshots waiting for this turn's answers to go out, in order: one immediate builds
-   * them all. An array taken whole each turn, not a Map of short-lived entries (common/slot-set.ts
-   * says why such a Map costs the collector); a read of an id still queued finds it by a scan.
+   * them all: an array taken whole each turn; a read of an id still queued finds it by a scan.
    */
   private batch: Queued[] = [];
   private scheduled = false;
