@@ -4,6 +4,8 @@
  * The output is byte-identical to `@toon-format/toon`'s `encode` with its default options (a
  * property test holds them equal); any other shape, and any value whose encoding this module does
  * not reproduce itself (lone surrogates, `undefined`, non-plain objects), goes to the library.
+ * Kept over the library alone: with its `encode` in this module's place svc used 1.17× the CPU
+ * per request of a clean 25-row read in TOON, side by side (median of 3 runs; JSON, untouched, 0.99×).
  */
 import { encode, escapeString } from '@toon-format/toon';
 
@@ -72,8 +74,8 @@ function rowsText(key: string, rows: unknown[]): string | undefined {
 }
 
 /**
- * The enumerable string keys of a plain object, own and inherited: `Object.keys(o).length`
- * unless Object.prototype has enumerable keys, without the array (V8 walks its enum cache).
+ * The enumerable string keys of a plain object, own and inherited (as `for...in` sees them): a
+ * key added to Object.prototype is counted, so rows no longer match the first row's own keys.
  */
 function keyCount(o: object): number {
   let n = 0;
