@@ -1,7 +1,10 @@
 /**
  * The HTTP edge of the runtime: one keep-alive undici Pool per vendor origin, bounded response
- * bodies, and abort/timeout through AbortSignal. Everything above it is pure request building
- * and decoding, so tests and benchmarks can swap this for another `HttpClient`.
+ * bodies, and abort/timeout through the caller's signal. Everything above it is pure request
+ * building and decoding, so tests and benchmarks can swap this for another `HttpClient`.
+ * Its own dispatch handler (`Collect`) is kept over undici's `Pool.request` and body stream: with
+ * those in its place svc used 1.24–1.29× the CPU per request of a clean 25-row read, side by side
+ * (median of 3 runs).
  */
 import { Pool, util, type Dispatcher, type FormData } from 'undici';
 import { isPlainTarget } from '../common/request-target.js';
