@@ -4,7 +4,7 @@ import { svcError, SvcFailure } from '../../common/errors.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../../common/log.js';
 import { createLogger } from '../../server/logger.js';
 import { SvcApp } from '../../server/app.js';
-import { limitsFromEnv, type Limits } from '../../server/limits.js';
+import { DEFAULT_LIMITS, limitsFromEnv, type Limits } from '../../server/limits.js';
 import { listen, DEFAULT_HOST, DEFAULT_PORT, type Listening } from '../../server/serve.js';
 import { artifactSettingsFromEnv, storeFromUrl } from '../../runtime/artifacts/index.js';
 import { s3SettingsFromEnv } from '../../runtime/artifacts/s3-settings.js';
@@ -80,8 +80,8 @@ Environment (limits: see docs/http.md "Limits"):
   SVC_RUN_ARTIFACTS_PENDING_BYTES   background-run snapshots held while the store fails, retried; oldest lost first (default 67108864 = 64 MiB)
   SVC_MAX_SESSIONS                  execute sessions held in all (default 10000)
   SVC_MAX_SESSIONS_PER_TENANT       execute sessions per tenant; with auth off all callers are one tenant (default 1000)
-  SVC_MAX_RUNNING_OPS_PER_SESSION   background operations (wait=false) running at once per session (default 16)
-  SVC_MAX_RUNNING_OPS               background operations running at once in the server (default 64)
+  SVC_MAX_RUNNING_OPS_PER_SESSION   background operations (wait=false) running at once per session (default ${DEFAULT_LIMITS.maxRunningOpsPerSession})
+  SVC_MAX_RUNNING_OPS               background operations running at once in the server (default ${DEFAULT_LIMITS.maxRunningOps})
   SVC_BACKGROUND_DEADLINE_SECS      overall deadline of a background run (default 1800)
   SVC_MAX_VENDOR_CALLS              vendor calls a program may make without review (default 200)
   SVC_SHUTDOWN_GRACE_SECS           grace on SIGINT/SIGTERM before running work is cancelled (default 10)

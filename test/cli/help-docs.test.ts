@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { DEFAULT_LIMITS } from '../../server/limits.js';
 import { childEnv, ROOT, svcArgv } from '../_helpers/cli.js';
 
 const run = async (...args: string[]) =>
@@ -36,3 +37,9 @@ for (const command of ['doctor', 'login']) {
     t.match(await run(command, '--help'), `Usage: svc ${command}`);
   });
 }
+
+t.test('svc serve --help gives the default caps of running operations from DEFAULT_LIMITS', async (t) => {
+  const help = await run('serve', '--help');
+  t.match(help, `per session (default ${DEFAULT_LIMITS.maxRunningOpsPerSession})`);
+  t.match(help, `in the server (default ${DEFAULT_LIMITS.maxRunningOps})`);
+});
