@@ -92,6 +92,8 @@ export class SymbolTable {
   private readonly capKey = new Map<string, CapabilitySymbol>();
   private readonly relKey = new Map<string, RelationSymbol>();
   private revision = 0;
+  /** Set by `freeze`: `expose` refuses to change the table. */
+  private frozen = false;
 
   get domainRevision(): number {
     return this.revision;
@@ -105,6 +107,7 @@ export class SymbolTable {
    * (`/customers/{customerId}/tickets`) gets no `m#`: the relation row teaches it.
    */
   expose(registry: Registry, seeds: Seed[]): Wave {
+    if (this.frozen) throw new TypeError('this symbol table is frozen: expose symbols on a copy (clone)');
     const wave: Wave = { entities: [], capabilities: [], relations: [], repeated: [], domain_revision: this.revision };
     const added: Entity[] = [];
     for (const seed of seeds) {
@@ -205,6 +208,17 @@ export class SymbolTable {
       relations: [...this.relations],
       domain_revision: this.revision,
     };
+  }
+
+  /** A table with the same symbols that can be changed on its own (symbols are never changed once made). */
+  clone(): SymbolTable {
+    return SymbolTable.fromJSON(this.toJSON());
+  }
+
+  /** Refuse any change from now on (a session snapshot's table; its drafts change a clone). */
+  freeze(): this {
+    this.frozen = true;
+    return this;
   }
 
   /** Rebuild a table from `toJSON()` output (the client workspace and the server session persist it). */

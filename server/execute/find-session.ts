@@ -12,42 +12,24 @@ import type { SessionKey, SessionState } from './state.js';
 export interface Found {
   session: SessionState;
   stale?: SvcError;
-  /**
-   * Set when `session` is the version this process held, found with `early` (a shared store's
-   * `peek`): resolves true once the store said it was current, false when it was not.
-   */
-  current?: Promise<boolean>;
-  /** With `current`: call once the program is done with `session` (Peeked.release). */
-  release?: () => void;
-  /** With `current`: ask the store now (Peeked.confirm). */
-  confirm?: () => void;
 }
 
-/** The session at `key` for `tenant`; `early`: the version this process holds, when the store can peek. */
+/** The session at `key` for `tenant`. */
 export async function findSession(
   repo: SessionRepository,
   key: SessionKey,
   tenant: string,
   registry: Registry,
-  early = false,
 ): Promise<Found> {
-  const peeked = early ? repo.peek?.(key) : undefined;
-  const s = peeked ? peeked.state : await repo.get(key);
+  const s = await repo.get(key);
   if (!s) throw unknownSession(key);
   if (s.tenant !== tenant) {
-    peeked?.release();
     throw new SvcFailure([
       svcError('forbidden', 'this execute session belongs to another tenant', { hint: 'open a session of your own' }),
     ]);
   }
   const stale = staleness(s, registry);
-  const found: Found = stale ? { session: s, stale } : { session: s };
-  if (peeked) {
-    found.current = peeked.current;
-    found.release = () => peeked.release();
-    found.confirm = () => peeked.confirm();
-  }
-  return found;
+  return stale ? { session: s, stale } : { session: s };
 }
 
 /** `session_stale` when a catalog the session pinned changed or went away. */

@@ -7,8 +7,8 @@
  * failed write is logged and counted in `/v1/health` instead. With `write: 'hold'` (a background
  * run, whose artifact is the only copy of its rows) a failed write keeps the snapshot in memory
  * and retries it (runtime/artifacts/held.ts): the run keeps its id, and the warning is
- * `run_artifact_pending`. With `early` (a clean read on a peeked version found current) the
- * session store may answer before its write of the run lands.
+ * `run_artifact_pending`. The session write (page handles, the run record) has landed before
+ * this resolves: a handle answered is a handle stored.
  */
 import { svcError, type SvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
@@ -50,8 +50,6 @@ export interface FinishOptions {
   program?: string | undefined;
   /** When the snapshot is written (default `hold`). */
   write?: ArtifactWrite;
-  /** A clean read on a peeked version found current: the session store may answer before its write lands. */
-  early?: boolean;
 }
 
 /** What a run leaves in its session, as the background runner is given it. */
@@ -69,7 +67,7 @@ export async function finishRun(
   plan: Plan,
   commit_id: string,
   run: RunResult,
-  { startedAt, program, write = 'hold', early = false }: FinishOptions,
+  { startedAt, program, write = 'hold' }: FinishOptions,
 ): Promise<Finished> {
   let run_id = '';
   let warning: SvcError | undefined;
@@ -98,27 +96,22 @@ export async function finishRun(
       hint: "the rows above are the run's result; it is not listed in the session's runs",
     });
   }
-  const blocks = await deps.repo.update(
-    s,
-    (st) => {
-      const out = run.returns.map((r) => {
-        const b: ResultBlock = { entity: r.entity, rows: r.rows };
-        if (r.total !== undefined) b.total = r.total;
-        if (r.total_ignored !== undefined) b.total_ignored = r.total_ignored;
-        if (r.page) b.next = mintPage(st, r.page, r.entity);
-        if (r.done) b.done = r.done;
-        return b;
-      });
-      if (run_id) {
-        const rows = out.reduce((n, b) => n + b.rows.length, 0);
-        st.runs.push({ run_id, commit_id, status: run.status, at, rows });
-        // One over the cap at most: each run adds one.
-        while (st.runs.length > SESSION_HOLDS.maxRuns) st.runs.shift();
-      }
-      return out;
-    },
-    early,
-  );
+  const blocks = await deps.repo.update(s, (st) => {
+    const out = run.returns.map((r) => {
+      const b: ResultBlock = { entity: r.entity, rows: r.rows };
+      if (r.total !== undefined) b.total = r.total;
+      if (r.total_ignored !== undefined) b.total_ignored = r.total_ignored;
+      if (r.page) b.next = mintPage(st, r.page, r.entity);
+      if (r.done) b.done = r.done;
+      return b;
+    });
+    if (run_id) {
+      const rows = out.reduce((n, b) => n + b.rows.length, 0);
+      st.runs.push({ run_id, commit_id, status: run.status, at, rows });
+      while (st.runs.length > SESSION_HOLDS.maxRuns) st.runs.shift();
+    }
+    return out;
+  });
   const finished: Finished = { run_id, blocks };
   if (warning) finished.warning = warning;
   return finished;

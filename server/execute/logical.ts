@@ -71,15 +71,15 @@ export class LogicalSessions {
 
   /**
    * The session a logical ref is bound to, for a caller of `tenant` (`unknown_logical_session`,
-   * `forbidden`); `early` as ExecuteService.find's.
+   * `forbidden`).
    */
-  find(ref: unknown, tenant: string, early = false): Promise<Found> {
-    return findLogical(this.deps, ref, tenant, early);
+  find(ref: unknown, tenant: string): Promise<Found> {
+    return findLogical(this.deps, ref, tenant);
   }
 }
 
 /** The session a logical ref is bound to, for a caller of `tenant` (`unknown_logical_session`, `forbidden`). */
-export async function findLogical(deps: LogicalDeps, ref: unknown, tenant: string, early = false): Promise<Found> {
+export async function findLogical(deps: LogicalDeps, ref: unknown, tenant: string): Promise<Found> {
   if (typeof ref !== 'string' || !REF.test(ref))
     fail(
       'bad_arguments',
@@ -93,7 +93,7 @@ export async function findLogical(deps: LogicalDeps, ref: unknown, tenant: strin
       `no session is bound to \`${quote(ref)}\``,
       'it idled out or was never minted here: open one with a context call (intent and seeds)',
     );
-  return findSession(deps.repo, key, tenant, deps.registry(), early);
+  return findSession(deps.repo, key, tenant, deps.registry());
 }
 
 /** A context call: open, extend, or recover the logical session of an intent (rules in the file comment). */

@@ -1,7 +1,9 @@
 /**
  * The process-local session repository (the default): sessions in a Map kept in least-recently-used
- * order, with a second index by tenant so the per-tenant cap evicts within a tenant. Every change
- * runs synchronously inside one call, so each is atomic in this process.
+ * order, with a second index by tenant so the per-tenant cap evicts within a tenant. Each session
+ * is held as a read-only snapshot (session-draft.ts): a change runs synchronously on a draft, which
+ * replaces the snapshot when the change returns, so each change is atomic in this process and one
+ * that throws changes nothing.
  */
 import { randomBytes } from 'node:crypto';
 import { SvcFailure } from '../../common/errors.js';
@@ -14,6 +16,7 @@ import {
   type RepositoryLimits,
   type SessionRepository,
 } from './repository.js';
+import { SessionDraft, snapshotOf, usedAt } from './session-draft.js';
 import {
   keyText,
   newSession,
@@ -53,9 +56,11 @@ export class MemorySessionRepository implements SessionRepository {
         this.sessions,
         `the server holds ${this.sessions.size} sessions (the cap is ${this.limits.maxSessions})`,
       );
-    const s = newSession(
-      { prompt_hash: promptHash(init.entry_id, init.intent), session: randomBytes(8).toString('hex') },
-      { ...init, now: this.now() },
+    const s = snapshotOf(
+      newSession(
+        { prompt_hash: promptHash(init.entry_id, init.intent), session: randomBytes(8).toString('hex') },
+        { ...init, now: this.now() },
+      ),
     );
     const k = keyText(s);
     this.sessions.set(k, s);
@@ -73,7 +78,10 @@ export class MemorySessionRepository implements SessionRepository {
   async update<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T> {
     const s = this.live(key);
     if (!s) throw unknownSession(key);
-    return change(s);
+    const draft = new SessionDraft(s);
+    const out = change(draft.state);
+    this.replace(keyText(key), draft.seal().snapshot);
+    return out;
   }
 
   async next(key: SessionKey, counter: Counter): Promise<number> {
@@ -111,25 +119,34 @@ export class MemorySessionRepository implements SessionRepository {
     this.sweepNow();
   }
 
-  /** The session at `key` unless it idled out (dropped then); touched: it moves to the end of both LRU orders. */
+  /**
+   * The session at `key` unless it idled out (dropped then); touched: a snapshot used now replaces
+   * it, at the end of both LRU orders.
+   */
   private live(key: SessionKey): SessionState | undefined {
     const k = keyText(key);
-    const s = this.sessions.get(k);
-    if (!s) return undefined;
+    const held = this.sessions.get(k);
+    if (!held) return undefined;
     const now = this.now();
-    if (now - s.last_used > this.limits.idleMs && !runsOperations(s)) {
-      this.drop(k, s);
+    if (now - held.last_used > this.limits.idleMs && !runsOperations(held)) {
+      this.drop(k, held);
       return undefined;
     }
-    s.last_used = now;
-    if (k === this.newest) return s; // a session used again in a row: its place is right
-    this.newest = k;
-    this.sessions.delete(k);
-    this.sessions.set(k, s);
-    const t = this.byTenant.get(s.tenant)!;
-    t.delete(k);
-    t.set(k, s);
+    const s = usedAt(held, now);
+    if (k !== this.newest) {
+      // Moved to the end of both LRU orders (a session used again in a row is there already).
+      this.newest = k;
+      this.sessions.delete(k);
+      this.byTenant.get(s.tenant)!.delete(k);
+    }
+    this.replace(k, s);
     return s;
+  }
+
+  /** `s` as the snapshot of session `k` (in place in both LRU orders, or last when new there). */
+  private replace(k: string, s: SessionState): void {
+    this.sessions.set(k, s);
+    this.byTenant.get(s.tenant)!.set(k, s);
   }
 
   /** Drop the least recently used session of `from` that runs no operation, or refuse. */

@@ -1,13 +1,13 @@
 /**
  * What the Redis session repository keeps of the sessions this process used: each one's last
- * version, decoded, with the stored text of its core and of each of its page handles and plan
- * tokens. With it a read of a session whose version did not move is not sent by Redis nor decoded
- * again, a version that moved by a few writes is caught up from the session's journal (what those
- * writes changed, redis-items.ts), and an update right after a read is one round trip (a
- * compare-and-set on the version held). `state` is the object `get` hands out and `update` changes
- * in place, as the memory repository's is; an entry is `pending` while a change of it is neither
- * written nor undone. Bounded: least recently used first out.
+ * version, as a read-only snapshot (session-draft.ts) with the stored text of its core and of each
+ * of its page handles and plan tokens. With it a read of a session whose version did not move is
+ * not sent by Redis nor decoded again, a version that moved by a few writes is caught up from the
+ * session's journal (what those writes changed, redis-items.ts), and an update right after a read
+ * is one round trip (a compare-and-set on the version held). A held version is never changed: a
+ * newer one replaces it. Bounded: least recently used first out.
  */
+import { usedAt } from './session-draft.js';
 import type { SessionState } from './state.js';
 
 /** A version read this long ago may be the base of the next compare-and-set without a read (ms). */
@@ -17,64 +17,41 @@ export const RECENT_MAX = 1_024;
 
 /** The stored text of each page handle and plan token held (what an unchanged one encodes to). */
 export interface ItemTexts {
-  pages: Map<string, string>;
-  tokens: Map<string, string>;
+  readonly pages: ReadonlyMap<string, string>;
+  readonly tokens: ReadonlyMap<string, string>;
 }
 
+/** One version of a session as this process holds it. */
 export interface Held {
-  version: string;
+  readonly version: string;
   /** The stored text of that version's core (what an unchanged core encodes to). */
-  text: string;
-  /** Its page handles and plan tokens are TrackedMaps (redis-tracked.ts). */
+  readonly text: string;
+  /** The snapshot (its `last_used` moves with each touch: a new snapshot then). */
   state: SessionState;
-  items: ItemTexts;
+  readonly items: ItemTexts;
   /** When it was last read from Redis (real time, for RECENT_MS). */
   at: number;
   /** When it was last touched, by the repository clock (idle time). */
   touched: number;
-  /** Set while a change made in place is neither written nor undone; resolves when it is. */
-  pending?: Promise<void>;
-  /**
-   * Set when the last read of it from Redis found the version this process held (no other process
-   * wrote in between): the next request may run on it while Redis confirms it (`peek`).
-   */
-  quiet?: boolean;
-  /**
-   * Set from a `peek` until its early read is written or released: the claim it asked Redis for
-   * (redis-read.ts). `until` is the performance clock's time the claim ends by (Infinity while
-   * asked); an entry holds one claim at a time.
-   */
-  claim?: Claim;
-}
-
-/** A claim of a session by this process, for one early read. */
-export interface Claim {
-  until: number;
 }
 
 export class SessionCache {
   private readonly held = new Map<string, Held>();
   private readonly clock = performance.now.bind(performance);
 
-  /** The entry of `k`, pending or not. */
   entry(k: string): Held | undefined {
     return this.held.get(k);
   }
 
-  /** The version to tell Redis this process holds ('' for none). A pending entry's is its base. */
-  version(k: string): string {
-    return this.held.get(k)?.version ?? '';
-  }
-
-  /** `h` was just read from Redis as of `now` (repository clock). */
+  /** `h` was just read from (or written to) Redis as of `now` (repository clock). */
   touch(h: Held, now: number): Held {
     h.at = this.clock();
     h.touched = now;
-    h.state.last_used = now;
+    h.state = usedAt(h.state, now);
     return h;
   }
 
-  /** Keep `h` as the entry of `k`, read just now (or created). */
+  /** Keep `h` as the entry of `k`, read or written just now (or created). */
   keep(k: string, h: Held, now: number): Held {
     this.held.delete(k);
     this.held.set(k, h);
@@ -82,11 +59,10 @@ export class SessionCache {
     return this.touch(h, now);
   }
 
-  /** The entry of `k` read within RECENT_MS, unless it is pending or idle by the repository clock. */
+  /** The entry of `k` read within RECENT_MS, unless it is idle by the repository clock. */
   fresh(k: string, now: number, idleMs: number): Held | undefined {
     const h = this.held.get(k);
-    if (!h || h.pending || this.clock() - h.at > RECENT_MS || now - h.touched > idleMs) return undefined;
-    h.state.last_used = now;
+    if (!h || this.clock() - h.at > RECENT_MS || now - h.touched > idleMs) return undefined;
     return h;
   }
 

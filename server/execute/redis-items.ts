@@ -1,36 +1,22 @@
 /**
  * The page handles (pgN), plan tokens (pcN), runs and counters of a session in Redis, kept apart
- * from its core text and written as deltas (key layout: redis-scripts.ts). A change runs on the
- * held decoded state in place (redis-cache.ts): `begin` starts noting what it touches, `delta`
- * turns that into the ops of one compare-and-set, `commit` makes them the held version, `undo`
- * puts the held version back (a lost compare-and-set, a change that threw). `replay` applies the
- * journal of writes made elsewhere to a held version, `loaded` decodes a session read in full.
+ * from its core text and written as deltas (key layout: redis-scripts.ts). A change runs on a
+ * draft of the held snapshot (session-draft.ts); `delta` turns what it reached into the ops of one
+ * compare-and-set, and `committed` makes the sealed draft the held version once that landed.
+ * `replayed` applies the journal of writes made elsewhere to a held version, `loaded` decodes a
+ * session read in full. Held versions are never changed: each of these makes a new one.
  *
  * An op is three arguments of the write script, and a journal entry is a write's ops joined by
  * newlines (JSON.stringify never writes one): `p`/`k` name JSON (set a page handle / plan token),
  * `p-`/`k-` name '' (delete one), `r` '' JSON (append a run), `rt` n '' (keep the last n runs).
- * Items are compared by their JSON text; run records by reference (a run record is never changed
- * once listed). Page handles and tokens are held in the order of their numbers (pg1, pg2, ...),
- * which is the order they were minted in.
+ * Items are compared by their JSON text; run records by reference (a run record is frozen once
+ * listed, and shared by the versions that list it). Page handles and tokens are held in the
+ * order of their numbers (pg1, pg2, ...), which is the order they were minted in.
  */
 import { decodeCore, encodeCore } from './session-codec.js';
 import type { Held, ItemTexts } from './redis-cache.js';
-import { TrackedMap } from './redis-tracked.js';
+import { SessionDraft, snapshotOf, type Reached, type ReachedParts } from './session-draft.js';
 import type { Counter, PageEntry, PlanToken, RunRecord, SessionState } from './state.js';
-
-/** What a change started from: enough to find what it changed, and to undo it. */
-export interface Change {
-  counters: Record<Counter, number>;
-  runs: RunRecord[];
-  /** The run records before the change (the array `runs` may be changed in place). */
-  before: RunRecord[];
-  pages: TrackedMap<PageEntry>;
-  tokens: TrackedMap<PlanToken>;
-  /** The keys of each map the change noted, once it ended. */
-  noted?: { pages: Set<string> | 'all'; tokens: Set<string> | 'all' };
-  /** Ends `pending` of the held entry. */
-  settle: () => void;
-}
 
 /** What a change did, as the write script takes it. */
 export interface Delta {
@@ -40,9 +26,8 @@ export interface Delta {
   countersMoved: boolean;
   /** Ops (triples of arguments). */
   ops: string[];
-  /** Item texts compared in full (every entry noted, or the map replaced): they replace the held ones. */
-  pages?: Map<string, string>;
-  tokens?: Map<string, string>;
+  /** The item texts after the change. */
+  items: ItemTexts;
 }
 
 const COUNTERS: Counter[] = ['pc', 'pg', 'o'];
@@ -52,34 +37,19 @@ export function storedCore(s: SessionState): string {
   return encodeCore({ ...s, last_used: 0 });
 }
 
-/** A change of `h` begins: its maps note what they give out, and `h` is pending until settled. */
-export function begin(h: Held): Change {
-  const s = h.state;
-  let settle = () => {};
-  h.pending = new Promise<void>((r) => (settle = r));
-  const pages = (s.pages = tracked(s.pages));
-  const tokens = (s.tokens = tracked(s.tokens));
-  pages.track();
-  tokens.track();
-  return { counters: { ...s.counters }, runs: s.runs, before: s.runs.slice(), pages, tokens, settle };
-}
-
-/** What the change did to `h`. */
-export function delta(h: Held, c: Change): Delta {
-  const s = h.state;
-  const core = storedCore(s);
-  const noted = notedBy(c);
+/** What turned held version `base` into snapshot `next`, a change that reached `reached` of it. */
+export function delta(base: Held, next: SessionState, reached: ReachedParts): Delta {
+  const core = storedCore(next);
   const ops: string[] = [];
-  const pages = mapOps('p', s.pages, c.pages, noted.pages, h.items.pages, ops);
-  const tokens = mapOps('k', s.tokens, c.tokens, noted.tokens, h.items.tokens, ops);
-  runOps(c.before, s.runs, ops);
+  const pages = mapOps('p', next.pages, reached.pages, base.items.pages, ops);
+  const tokens = mapOps('k', next.tokens, reached.tokens, base.items.tokens, ops);
+  runOps(base.state.runs, next.runs, ops);
   return {
     core,
-    coreChanged: core !== h.text,
-    countersMoved: COUNTERS.some((n) => s.counters[n] !== c.counters[n]),
+    coreChanged: core !== base.text,
+    countersMoved: COUNTERS.some((n) => next.counters[n] !== base.state.counters[n]),
     ops,
-    ...(pages ? { pages } : {}),
-    ...(tokens ? { tokens } : {}),
+    items: { pages, tokens },
   };
 }
 
@@ -88,59 +58,28 @@ export function unchanged(d: Delta): boolean {
   return !d.coreChanged && !d.countersMoved && d.ops.length === 0;
 }
 
-/** The write of `d` succeeded: it is the held version now. */
-export function commit(h: Held, c: Change, d: Delta): void {
-  const s = h.state;
-  h.version = String(Number(h.version) + 1);
-  h.text = d.core;
-  const { ops } = d;
-  for (let i = 0; i < ops.length; i += 3) {
-    const op = ops[i]!;
-    const texts =
-      op[0] === 'p' ? (d.pages ? undefined : h.items.pages) : op[0] === 'k' && !d.tokens ? h.items.tokens : undefined;
-    if (!texts) continue;
-    if (op.length === 1) texts.set(ops[i + 1]!, ops[i + 2]!);
-    else texts.delete(ops[i + 1]!);
-  }
-  if (d.pages) h.items.pages = d.pages;
-  if (d.tokens) h.items.tokens = d.tokens;
-  s.pages = tracked(s.pages);
-  s.tokens = tracked(s.tokens);
-  end(h, c);
-}
-
-/** Put the held version back after a change that is not written (`core`: its text after the change, when known). */
-export function undo(h: Held, c: Change, core = storedCore(h.state)): void {
-  const s = h.state;
-  const noted = notedBy(c);
-  undoMap(c.pages, noted.pages, h.items.pages);
-  undoMap(c.tokens, noted.tokens, h.items.tokens);
-  s.pages = c.pages;
-  s.tokens = c.tokens;
-  c.runs.splice(0, c.runs.length, ...c.before);
-  s.runs = c.runs;
-  s.counters = { ...c.counters };
-  if (core !== h.text) Object.assign(s, decodeCore(h.text), { last_used: s.last_used });
-  end(h, c);
+/** The version after `base` that the write of `d` stored: `next` is its snapshot. */
+export function committed(base: Held, next: SessionState, d: Delta): Held {
+  return { version: String(Number(base.version) + 1), text: d.core, state: next, items: d.items, at: 0, touched: 0 };
 }
 
 /**
- * Bring `h` from version `from` (it holds `from` or a later one of its own writes, before `v`) up
- * to `v`: `entries` are the journal entries of the versions after `from`, `core` the core text when
- * it changed after `from` ('' when not), `counters` those of `v`.
+ * `h` (version `from`) brought up to `v`: `entries` are the journal entries of the versions after
+ * `from`, `core` the core text when it changed after `from` ('' when not), `counters` those of `v`.
  */
-export function replay(h: Held, from: number, v: string, core: string, counters: string[], entries: string[]): void {
-  const s = h.state;
-  for (const entry of entries.slice(Number(h.version) - from)) {
+export function replayed(h: Held, v: string, core: string, counters: string[], entries: string[]): Held {
+  const draft = new SessionDraft(h.state);
+  const s = draft.state;
+  const pages = new Map(h.items.pages);
+  const tokens = new Map(h.items.tokens);
+  for (const entry of entries) {
     const a = entry === '' ? [] : entry.split('\n');
-    for (let i = 0; i + 2 < a.length; i += 3) applyOp(s, h.items, a[i]!, a[i + 1]!, a[i + 2]!);
+    for (let i = 0; i + 2 < a.length; i += 3) applyOp(s, { pages, tokens }, a[i]!, a[i + 1]!, a[i + 2]!);
   }
-  if (core) {
-    Object.assign(s, decodeCore(core), { last_used: s.last_used });
-    h.text = core;
-  }
+  if (core) Object.assign(s, decodeCore(core), { last_used: s.last_used });
   s.counters = countersOf(counters);
-  h.version = v;
+  const state = draft.seal().snapshot;
+  return { version: v, text: core || h.text, state, items: { pages, tokens }, at: 0, touched: 0 };
 }
 
 /** A session read in full: its core, counters, page handles and tokens (name, JSON, ...) and runs. */
@@ -152,66 +91,51 @@ export function loaded(
   tokens: string[],
   runs: string[],
 ): Held {
-  const items: ItemTexts = { pages: byNumber(pages), tokens: byNumber(tokens) };
-  const state: SessionState = {
+  const items = { pages: byNumber(pages), tokens: byNumber(tokens) };
+  const state = snapshotOf({
     ...decodeCore(core),
     pages: parsed<PageEntry>(items.pages),
     tokens: parsed<PlanToken>(items.tokens),
     runs: runs.map((r) => JSON.parse(r) as RunRecord),
     counters: countersOf(counters),
-  };
+  });
   return { version: v, text: core, state, items, at: 0, touched: 0 };
 }
 
-/** The held form of a session just created at version `v` (it has no items yet); `s` becomes its state. */
+/** The held form of snapshot `s`, a session just created at version `v` (it has no items yet). */
 export function created(s: SessionState, v: string, core: string): Held {
-  s.pages = tracked(s.pages);
-  s.tokens = tracked(s.tokens);
   return { version: v, text: core, state: s, items: { pages: new Map(), tokens: new Map() }, at: 0, touched: 0 };
 }
 
-/** `m` as a TrackedMap (a map a change replaced becomes one again). */
-function tracked<V>(m: Map<string, V>): TrackedMap<V> {
-  return m instanceof TrackedMap ? (m as TrackedMap<V>) : new TrackedMap(m);
-}
-
-/** The keys each map noted during the change (they stop noting). */
-function notedBy(c: Change): NonNullable<Change['noted']> {
-  return (c.noted ??= { pages: c.pages.untrack(), tokens: c.tokens.untrack() });
-}
-
-/** The change ends (`unchanged`: the held version stands as it is); `h` is no longer pending. */
-export function end(h: Held, c: Change): void {
-  notedBy(c);
-  delete h.pending;
-  c.settle();
-}
-
 /**
- * Ops of one map (tag `p` or `k`). Returns the item texts after the change when it compared every
- * entry (they replace the held ones), undefined when it compared the noted ones only.
+ * Ops of one map (tag `p` or `k`), comparing the entries the change reached (every entry when it
+ * reached them all) with their held texts. Returns the texts after the change (`texts` itself
+ * when nothing changed).
  */
 function mapOps<V>(
   tag: string,
-  now: Map<string, V>,
-  tracked: TrackedMap<V>,
-  noted: Set<string> | 'all',
-  texts: Map<string, string>,
+  now: ReadonlyMap<string, V>,
+  reached: Reached,
+  texts: ReadonlyMap<string, string>,
   ops: string[],
-): Map<string, string> | undefined {
-  if (noted !== 'all' && now === tracked) {
-    for (const k of noted) {
+): ReadonlyMap<string, string> {
+  const start = ops.length;
+  if (reached !== 'all') {
+    const next = new Map(texts);
+    for (const k of reached) {
       const v = now.get(k);
       if (v === undefined) {
-        if (texts.has(k)) ops.push(`${tag}-`, k, '');
+        if (next.delete(k)) ops.push(`${tag}-`, k, '');
         continue;
       }
       const text = JSON.stringify(v);
-      if (text !== texts.get(k)) ops.push(tag, k, text);
+      if (text === texts.get(k)) continue;
+      ops.push(tag, k, text);
+      next.set(k, text);
     }
-    return undefined;
+    // A reached key set again keeps its place in `next`; a new one is last, as in `now`.
+    return ops.length === start ? texts : next;
   }
-  // Every entry may have changed (or the map was replaced): compare them all.
   const next = new Map<string, string>();
   for (const [k, v] of now) {
     const text = JSON.stringify(v);
@@ -219,11 +143,11 @@ function mapOps<V>(
     if (text !== texts.get(k)) ops.push(tag, k, text);
   }
   for (const k of texts.keys()) if (!next.has(k)) ops.push(`${tag}-`, k, '');
-  return next;
+  return ops.length === start ? texts : next;
 }
 
 /** Ops of the runs: the appended ones and a trim, or all of them again when they changed otherwise. */
-function runOps(before: RunRecord[], after: RunRecord[], ops: string[]): void {
+function runOps(before: readonly RunRecord[], after: readonly RunRecord[], ops: string[]): void {
   if (after.length === before.length && after.every((r, i) => r === before[i])) return;
   let cut = after.length ? before.indexOf(after[0]!) : before.length;
   if (cut < 0) cut = before.length;
@@ -239,7 +163,13 @@ function runOps(before: RunRecord[], after: RunRecord[], ops: string[]): void {
   if (cut > 0) ops.push('rt', String(after.length), '');
 }
 
-function applyOp(s: SessionState, items: ItemTexts, op: string, name: string, text: string): void {
+function applyOp(
+  s: SessionState,
+  items: { pages: Map<string, string>; tokens: Map<string, string> },
+  op: string,
+  name: string,
+  text: string,
+): void {
   switch (op) {
     case 'p':
       items.pages.set(name, text);
@@ -266,17 +196,6 @@ function applyOp(s: SessionState, items: ItemTexts, op: string, name: string, te
   }
 }
 
-/** Put back the entries of a map a change noted, in the held order (texts: the held version). */
-function undoMap<V>(map: TrackedMap<V>, noted: Set<string> | 'all', texts: Map<string, string>): void {
-  if (noted !== 'all' && noted.size === 0) return;
-  const entries = [...texts].map(([k, t]): [string, V] => [
-    k,
-    noted === 'all' || noted.has(k) ? (JSON.parse(t) as V) : map.get(k)!,
-  ]);
-  map.clear();
-  for (const [k, v] of entries) map.set(k, v);
-}
-
 /** `[name, JSON, name, JSON, ...]` as a map in the order of the names' numbers. */
 function byNumber(flat: string[]): Map<string, string> {
   const pairs: Array<[string, string]> = [];
@@ -286,8 +205,8 @@ function byNumber(flat: string[]): Map<string, string> {
   return new Map(pairs);
 }
 
-function parsed<V>(texts: Map<string, string>): TrackedMap<V> {
-  const m = new TrackedMap<V>();
+function parsed<V>(texts: ReadonlyMap<string, string>): Map<string, V> {
+  const m = new Map<string, V>();
   for (const [k, t] of texts) m.set(k, JSON.parse(t) as V);
   return m;
 }

@@ -9,26 +9,24 @@
  *   own, with the counters as hash fields (redis-items.ts). A write sends what a change changed: a
  *   clean read's (a page handle, a run record, a counter) is a few hundred bytes.
  * - `get` is one round trip: a script checks the version and touches the session (last used, both
- *   LRU scores, TTLs). Versions this process read are kept decoded (redis-cache.ts): Redis sends
- *   nothing more when the version held is current, the journal of the writes since (what each
- *   changed) when it moved, and the whole session only to a process that holds none or one more
- *   than JOURNAL_MAX writes old.
- * - `peek` answers the version held at once when no other process wrote it since the last read
- *   (`quiet`), and claims the session with the touch it sends: a clean read runs on it meanwhile,
- *   and its write is sent after the answer (`update` with `early`; redis-read.ts). A session several
- *   replicas take turns at is never peeked.
- * - `update` is optimistic: read and touch, run the change on the held state in place, then one
- *   compare-and-set on the version with what it changed (two round trips; one when this process
- *   read the session within a second, none when the change changed nothing). When another process
- *   wrote first, what the change did is undone, the journal brings the state up to date and the
+ *   LRU scores, TTLs). The last version this process read or wrote of a session is kept as a
+ *   read-only snapshot (redis-cache.ts): Redis sends nothing more when the version held is
+ *   current, the journal of the writes since (what each changed) when it moved, and the whole
+ *   session only to a process that holds none or one more than JOURNAL_MAX writes old.
+ * - `update` is a plain read and an atomic compare-and-set: the change runs on a draft of the
+ *   version read (session-draft.ts), then one script writes what it changed if the stored version
+ *   is still the one read (one round trip when this process read the session within a second: that
+ *   version is the base; none when the change changed nothing). It resolves only once the write
+ *   landed, so nothing is answered from a write that may fail. When another process wrote first,
+ *   the draft is dropped, the session is read again (the journal brings it up to date) and the
  *   change runs again on it (at most 50 attempts with a small jittered backoff). Updates of one
  *   session from this process are queued, so they never conflict with each other. Counters and
  *   token spends go through it, which makes them atomic across processes.
  * - Idle expiry and caps: redis-scripts.ts.
- * - Unlike memory: a change that throws writes nothing (what it did is undone); dropping a session
- *   deletes only those of its logical refs still bound to it; `size` counts index entries of
- *   sessions Redis expired until the next sweep meets them; page handles and plan tokens read
- *   back in full are in the order of their numbers (the order they are minted in).
+ * - Unlike memory: dropping a session deletes only those of its logical refs still bound to it;
+ *   `size` counts index entries of sessions Redis expired until the next sweep meets them; page
+ *   handles and plan tokens read back in full are in the order of their numbers (the order they
+ *   are minted in).
  * - While Redis cannot be reached every call fails fast with `store_unavailable` (redis-client.ts).
  */
 import { randomBytes } from 'node:crypto';
@@ -38,8 +36,9 @@ import { SILENT, type Logger } from '../../common/log.js';
 import type { SharedKv } from '../kv.js';
 import { KeyQueue } from './key-queue.js';
 import { SessionCache, type Held } from './redis-cache.js';
-import { afterAnswer, answeredEarly, CLAIM_MS, peekHeld, readHeld, usableClaim } from './redis-read.js';
-import { begin, commit, created, delta, end, storedCore, unchanged, undo } from './redis-items.js';
+import { readHeld } from './redis-read.js';
+import { committed, created, delta, storedCore, unchanged } from './redis-items.js';
+import { SessionDraft, snapshotOf } from './session-draft.js';
 import { closeRedis, connectRedis, redisKv, storeCall } from './redis-client.js';
 import { SCRIPTS, type ScriptCommands } from './redis-scripts.js';
 import {
@@ -48,7 +47,6 @@ import {
   tooManySessions,
   unknownSession,
   type NewSessionInit,
-  type Peeked,
   type RepositoryLimits,
   type SessionRepository,
 } from './repository.js';
@@ -90,9 +88,6 @@ export class RedisSessionRepository implements SessionRepository {
   private readonly ttlMs: number;
   private readonly now: () => number;
   private readonly prefix: string;
-  private readonly logger: Logger;
-  /** This process's token in claims (redis-read.ts). */
-  private readonly token = randomBytes(8).toString('hex');
   /** When the connection was last (re)established (`reachableSince`). */
   private upSince: number;
 
@@ -102,7 +97,7 @@ export class RedisSessionRepository implements SessionRepository {
   ) {
     this.limits = { ...REPOSITORY_LIMITS, ...opts.limits };
     this.ttlMs = this.limits.idleMs + TTL_MARGIN_MS;
-    [this.now, this.prefix, this.logger] = [opts.now ?? Date.now, opts.keyPrefix ?? 'svc:', opts.logger ?? SILENT];
+    [this.now, this.prefix] = [opts.now ?? Date.now, opts.keyPrefix ?? 'svc:'];
     this.upSince = this.now();
     redis.on('ready', () => (this.upSince = this.now()));
   }
@@ -129,7 +124,7 @@ export class RedisSessionRepository implements SessionRepository {
     for (let i = 0; i < 3; i++) {
       const now = this.now();
       const key = { prompt_hash: promptHash(init.entry_id, init.intent), session: randomBytes(8).toString('hex') };
-      const s = newSession(key, { ...init, now });
+      const s = snapshotOf(newSession(key, { ...init, now }));
       const core = storedCore(s);
       const { maxSessions, maxSessionsPerTenant } = this.limits;
       const [kind, held] = await storeCall(() =>
@@ -138,8 +133,9 @@ export class RedisSessionRepository implements SessionRepository {
       if (kind === 'ok') {
         // Held from now on (its first get is answered without the state), but not as read: the
         // first update still reads (and so touches) it.
-        this.recent.keep(keyText(s), created(s, '1', core), now).at = -Infinity;
-        return s;
+        const h = this.recent.keep(keyText(s), created(s, '1', core), now);
+        h.at = -Infinity;
+        return h.state;
       }
       if (kind === 'tenant')
         throw tooManySessions(`this tenant holds ${held} sessions (the cap is ${maxSessionsPerTenant})`);
@@ -152,22 +148,8 @@ export class RedisSessionRepository implements SessionRepository {
     return (await this.read(key))?.state;
   }
 
-  peek(key: SessionKey): Peeked | undefined {
-    const k = keyText(key);
-    const now = this.now();
-    // Not while Redis is away: the request fails fast (store_unavailable) without calling a vendor.
-    if (this.redis.status !== 'ready') return undefined;
-    return peekHeld(this.recent, k, now, this.limits.idleMs, {
-      touch: (from) => storeCall(() => this.redis.svcTouch(...this.base(now), k, from, this.token, CLAIM_MS)),
-      release: () => void this.redis.svcRelease(this.itemKeys(k)[5], this.token).catch(() => undefined),
-    });
-  }
-
-  async update<T>(key: SessionKey, change: (s: SessionState) => T, early = false): Promise<T> {
-    const k = keyText(key);
-    if (!early) return this.queue.run(k, () => this.apply(key, change));
-    // Answered before its write is sent, when the entry's claim allows (apply); the queue waits for it to land.
-    return answeredEarly<T>(this.logger, k, (answer) => this.queue.run(k, () => this.apply(key, change, answer)));
+  update<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T> {
+    return this.queue.run(keyText(key), () => this.apply(key, change));
   }
 
   async next(key: SessionKey, counter: Counter): Promise<number> {
@@ -214,43 +196,24 @@ export class RedisSessionRepository implements SessionRepository {
     await storeCall(() => this.redis.svcSweep(...this.base(this.now())));
   }
 
-  /**
-   * The compare-and-set loop of `update` (this process's updates of the session queued before it).
-   * With `answer`, and the entry claimed by a peek with time to spare, `answer(out)` is called
-   * before the write is sent: no other process can write first, so it is not tried again.
-   */
-  private async apply<T>(key: SessionKey, change: (s: SessionState) => T, answer?: (out: T) => void): Promise<T> {
+  /** The compare-and-set loop of `update` (this process's updates of the session queued before it). */
+  private async apply<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T> {
     const k = keyText(key);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       if (attempt > 1) await backoff(attempt);
       // First the version this process read a moment ago (it touched the session then): a
       // compare-and-set against it saves the read, and a stale one only fails the set.
-      const got = (attempt === 1 && this.recent.fresh(k, this.now(), this.limits.idleMs)) || (await this.read(key));
-      if (!got) throw unknownSession(key);
-      const claimed = answer && attempt === 1 ? usableClaim(got) : undefined;
-      const c = begin(got); // changed in place: not a committed version until the set succeeds
-      let out: T;
-      try {
-        out = change(got.state);
-      } catch (e) {
-        undo(got, c);
-        throw e;
-      }
-      const d = delta(got, c);
-      if (unchanged(d)) {
-        end(got, c);
-        return out;
-      }
-      const s = got.state;
-      if (claimed) {
-        delete got.claim; // this write ends it
-        answer!(out);
-        await afterAnswer(); // the answer is written first
-      }
+      const base = (attempt === 1 && this.recent.fresh(k, this.now(), this.limits.idleMs)) || (await this.read(key));
+      if (!base) throw unknownSession(key);
+      const draft = new SessionDraft(base.state);
+      const out = change(draft.state);
+      const { snapshot: s, reached } = draft.seal();
+      const d = delta(base, s, reached);
+      if (unchanged(d)) return out;
       const written = await storeCall(() =>
         this.redis.svcWrite(
           ...this.itemKeys(k),
-          got.version,
+          base.version,
           d.coreChanged ? d.core : '',
           runsOperations(s) ? '1' : '0',
           JSON.stringify(s.logical),
@@ -258,22 +221,14 @@ export class RedisSessionRepository implements SessionRepository {
           s.counters.pg,
           s.counters.o,
           this.ttlMs,
-          this.token,
-          claimed ? '1' : '0',
           ...d.ops,
         ),
-      ).catch((e: unknown) => {
-        undo(got, c, d.core);
-        throw e;
-      });
+      );
       if (written === 1) {
-        commit(got, c, d);
+        this.recent.keep(k, committed(base, s, d), this.now());
         return out;
       }
-      // 0: another process wrote first (the next read catches up); -1: the session went.
-      undo(got, c, d.core);
-      got.quiet = false;
-      if (claimed) throw new Error(written ? 'the session was gone' : 'the claim had lapsed and another process wrote');
+      // 0: another process wrote first (the next read catches up); -1: the session went (the read says so).
     }
     throw new Error(`session ${keyText(key)}: ${MAX_ATTEMPTS} writes in a row lost to concurrent writers`);
   }
@@ -281,15 +236,14 @@ export class RedisSessionRepository implements SessionRepository {
   /** Read and touch the session (one round trip, redis-read.ts); undefined when it is gone or idled out. */
   private read(key: SessionKey): Promise<Held | undefined> {
     const k = keyText(key);
-    return readHeld(this.recent, k, this.now, (now, from) =>
-      storeCall(() => this.redis.svcTouch(...this.base(now), k, from, this.token, 0)),
-    );
+    const now = this.now();
+    return readHeld(this.recent, k, now, (from) => storeCall(() => this.redis.svcTouch(...this.base(now), k, from)));
   }
 
-  /** KEYS of the write script: the session hash, its page handles, tokens, runs, journal and claim. */
-  private itemKeys(k: string): [string, string, string, string, string, string] {
+  /** KEYS of the write script: the session hash, its page handles, tokens, runs and journal. */
+  private itemKeys(k: string): [string, string, string, string, string] {
     const p = this.prefix;
-    return [`${p}s:${k}`, `${p}pg:${k}`, `${p}pc:${k}`, `${p}ru:${k}`, `${p}j:${k}`, `${p}w:${k}`];
+    return [`${p}s:${k}`, `${p}pg:${k}`, `${p}pc:${k}`, `${p}ru:${k}`, `${p}j:${k}`];
   }
 
   /** ARGV 1-4 of the scripts that sweep or touch: prefix, now, idleMs, ttlMs. */

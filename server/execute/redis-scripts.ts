@@ -5,8 +5,7 @@
  *   P s:<m>     hash   v (version: +1 on every write), st (the core: state JSON without page handles,
  *                      tokens, runs and counters), sv (the version that last wrote st), lu (last
  *                      used, ms of the repository clock), run ('1' while an operation runs), t
- *                      (tenant), lg (logical refs, a JSON array), pc pg o (the counters), lt (the
- *                      token of the process that touched it last)
+ *                      (tenant), lg (logical refs, a JSON array), pc pg o (the counters)
  *   P pg:<m>    hash   page handle pgN -> its JSON
  *   P pc:<m>    hash   plan token pcN -> its JSON
  *   P ru:<m>    list   run records (JSON), oldest first
@@ -16,9 +15,6 @@
  *   P lru       zset   every session's m, scored by lu (least recently used first)
  *   P t:<tenant> zset  the tenant's sessions, scored by lu
  *   P l:<ref>   string the m a logical ref is bound to
- *   P w:<m>     string the token of the process that claimed the session for an early read (a
- *                      clean read answered before its write is confirmed), with a short PX: other
- *                      processes neither read nor write the session until it is gone (redis-read.ts)
  *
  * Scripts that need the clock and limits take ARGV 1-4 = prefix, now, idleMs, ttlMs. They build
  * session, tenant and ref key names from the prefix, so they need a single Redis (or a primary with
@@ -55,7 +51,6 @@ local function skey(m) return P .. 's:' .. m end
 local function ikeys(m) return {P .. 'pg:' .. m, P .. 'pc:' .. m, P .. 'ru:' .. m, P .. 'j:' .. m} end
 local function tkey(t) return P .. 't:' .. t end
 local function lkey(r) return P .. 'l:' .. r end
-local function wkey(m) return P .. 'w:' .. m end
 local function refs(lg)
   if not lg or lg == '' then return {} end
   return cjson.decode(lg)
@@ -92,29 +87,21 @@ end
 
 /**
  * Read and touch a session at once. KEYS: none. ARGV 5: m, 6: the version the caller holds ('' for
- * none), 7: the caller's process token, 8: claim ms ('0': no claim). Returns nil (none, or idle by
- * the clock and running nothing: then it is dropped); {v, 'w', ms left} when another process claimed
- * it (nothing is touched: ask again once the claim is gone); {v} when the caller holds v already
- * (nothing is sent again; with claim ms the session is claimed for the caller that long); {v, 'u'}
- * instead when a claim was asked for but another process touched the session last (a session
- * replicas take turns at is not claimed); {v, 'j',
- * st or '', pc, pg, o, entries} when the journal holds every write after the caller's version (st
- * only when it changed since); else {v, 'f', st, pc, pg, o, page handles (name, JSON, ...), tokens
- * (name, JSON, ...), runs}.
+ * none). Returns nil (none, or idle by the clock and running nothing: then it is dropped); {v} when
+ * the caller holds v already (nothing is sent again); {v, 'j', st or '', pc, pg, o, entries} when
+ * the journal holds every write after the caller's version (st only when it changed since); else
+ * {v, 'f', st, pc, pg, o, page handles (name, JSON, ...), tokens (name, JSON, ...), runs}.
  */
 const TOUCH = `${LIB}
 local m, held = ARGV[5], ARGV[6]
 local k = skey(m)
-local h = redis.call('HMGET', k, 'v', 'sv', 'lu', 'run', 't', 'lg', 'pc', 'pg', 'o', 'lt')
+local h = redis.call('HMGET', k, 'v', 'sv', 'lu', 'run', 't', 'lg', 'pc', 'pg', 'o')
 if not h[1] then return false end
 if idle(h[3], h[4]) then
   drop(m)
   return false
 end
-local wk = wkey(m)
-local w = redis.call('GET', wk)
-if w and w ~= ARGV[7] then return {h[1], 'w', redis.call('PTTL', wk)} end
-redis.call('HSET', k, 'lu', ARGV[2], 'lt', ARGV[7])
+redis.call('HSET', k, 'lu', ARGV[2])
 redis.call('PEXPIRE', k, TTL)
 local ik = ikeys(m)
 for _, x in ipairs(ik) do redis.call('PEXPIRE', x, TTL) end
@@ -124,12 +111,7 @@ for _, z in ipairs({LRU, tk}) do
   redis.call('PEXPIRE', z, TTL)
 end
 for _, r in ipairs(refs(h[6])) do redis.call('PEXPIRE', lkey(r), TTL) end
-if h[1] == held then
-  if ARGV[8] == '0' then return {h[1]} end
-  if h[10] ~= ARGV[7] then return {h[1], 'u'} end
-  redis.call('SET', wk, ARGV[7], 'PX', ARGV[8])
-  return {h[1]}
-end
+if h[1] == held then return {h[1]} end
 local v, from = tonumber(h[1]), tonumber(held)
 if from and from < v and v - from <= redis.call('LLEN', ik[4]) then
   local st = ''
@@ -142,24 +124,20 @@ return {h[1], 'f', redis.call('HGET', k, 'st'), h[7], h[8], h[9], redis.call('HG
 
 /**
  * Compare-and-set a session: write what a change did. KEYS: the session hash, its page handles,
- * tokens, runs, journal and claim. ARGV 1: expected version, 2: the core JSON ('' when unchanged), 3:
- * run flag, 4: logical refs JSON (both with the core only), 5-7: the counters pc, pg, o, 8: ttlMs,
- * 9: the writer's process token, 10: '1' to end its claim, 11...: ops, three arguments each
- * (redis-items.ts), also appended to the journal as one entry. Returns 1 (written), 0 (the version
- * moved on, or another process claimed the session) or -1 (gone).
+ * tokens, runs and journal. ARGV 1: expected version, 2: the core JSON ('' when unchanged), 3: run
+ * flag, 4: logical refs JSON (both with the core only), 5-7: the counters pc, pg, o, 8: ttlMs,
+ * 9...: ops, three arguments each (redis-items.ts), also appended to the journal as one entry.
+ * Returns 1 (written), 0 (the version moved on: another process wrote first) or -1 (gone).
  */
 const WRITE = `
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if v ~= ARGV[1] then return 0 end
-local w = redis.call('GET', KEYS[6])
-if w and w ~= ARGV[9] then return 0 end
-if w and ARGV[10] == '1' then redis.call('DEL', KEYS[6]) end
 local nv, ttl = tonumber(v) + 1, tonumber(ARGV[8])
 redis.call('HSET', KEYS[1], 'v', nv, 'pc', ARGV[5], 'pg', ARGV[6], 'o', ARGV[7])
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'st', ARGV[2], 'sv', nv, 'run', ARGV[3], 'lg', ARGV[4]) end
 local moved = {}
-for i = 11, #ARGV, 3 do
+for i = 9, #ARGV, 3 do
   local op, name, val = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   if op == 'p' then redis.call('HSET', KEYS[2], name, val) moved[2] = true
   elseif op == 'p-' then redis.call('HDEL', KEYS[2], name)
@@ -172,7 +150,7 @@ for i = 11, #ARGV, 3 do
   end
 end
 for i in pairs(moved) do redis.call('PEXPIRE', KEYS[i], ttl) end
-redis.call('RPUSH', KEYS[5], table.concat(ARGV, '\\n', 11, #ARGV))
+redis.call('RPUSH', KEYS[5], table.concat(ARGV, '\\n', 9, #ARGV))
 redis.call('LTRIM', KEYS[5], -${JOURNAL_MAX}, -1)
 redis.call('PEXPIRE', KEYS[5], ttl)
 return 1
@@ -232,17 +210,10 @@ if redis.call('EXISTS', ARGV[1] .. 's:' .. m) == 0 then return false end
 return m
 `;
 
-/** End a claim (a process token's) that no write ended. KEYS[1]: the claim key, ARGV[1]: the token. */
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
 /** Script name -> its key count and Lua text, for `defineCommand`. */
 export const SCRIPTS = {
   svcTouch: { numberOfKeys: 0, lua: TOUCH },
-  svcWrite: { numberOfKeys: 6, lua: WRITE },
-  svcRelease: { numberOfKeys: 1, lua: RELEASE },
+  svcWrite: { numberOfKeys: 5, lua: WRITE },
   svcCreate: { numberOfKeys: 0, lua: CREATE },
   svcSweep: { numberOfKeys: 0, lua: SWEEP },
   svcFindLogical: { numberOfKeys: 1, lua: FIND_LOGICAL },
@@ -253,8 +224,6 @@ type Arg = string | number;
 /** What `svcTouch` answers (see TOUCH). */
 export type TouchReply =
   | [v: string]
-  | [v: string, kind: 'w', msLeft: number]
-  | [v: string, kind: 'u']
   | [v: string, kind: 'j', st: string, pc: string, pg: string, o: string, entries: string[]]
   | [
       v: string,
@@ -272,7 +241,6 @@ export type TouchReply =
 export interface ScriptCommands {
   svcTouch(...args: Arg[]): Promise<TouchReply | null>;
   svcWrite(...args: Arg[]): Promise<number>;
-  svcRelease(key: string, token: string): Promise<number>;
   svcCreate(...args: Arg[]): Promise<[string, number?]>;
   svcSweep(...args: Arg[]): Promise<number>;
   svcFindLogical(key: string, prefix: string): Promise<string | null>;

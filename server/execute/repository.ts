@@ -1,10 +1,12 @@
 /**
  * The session repository: every read and change of execute-session state goes through this async
  * interface, so state can live in this process (MemorySessionRepository, the default) or in a
- * shared store (Redis) without touching a caller. Changes are atomic per session: `update` applies
- * a function as one transaction (a compare-and-set on the stored version in a shared store, where
- * it may run again on a conflict, so it must change nothing but the state it is given); one-shot
- * tokens are consumed atomically; counters never hand out the same number twice.
+ * shared store (Redis) without touching a caller. Both hand out read-only snapshots
+ * (session-draft.ts). Changes are atomic per session: `update` runs a function on a draft of the
+ * stored snapshot and stores the result as one step (a compare-and-set on the stored version in a
+ * shared store, where the function may run again on a conflict, so it must change nothing but the
+ * draft it is given), and resolves only once that step has landed. One-shot tokens are consumed
+ * atomically; counters never hand out the same number twice.
  */
 import { svcError, SvcFailure, type SvcError } from '../../common/errors.js';
 import type { Counter, PlanToken, SessionKey, SessionState } from './state.js';
@@ -28,29 +30,17 @@ export interface SessionRepository {
   create(init: NewSessionInit): Promise<SessionState>;
   /**
    * The session at `key` (its idle time restarts), or undefined when there is none or it idled
-   * out. The state is a snapshot to read: change it only through `update`.
+   * out. The state is a read-only snapshot: later changes make new ones, this one never changes.
    */
   get(key: SessionKey): Promise<SessionState | undefined>;
   /**
-   * A shared store's early read: the version of the session this process holds, at once (no round
-   * trip), while the store is asked whether it is still the stored one. `current` resolves true
-   * when it was (the session's idle time restarts then, as with `get`), and the session is then
-   * claimed by this process: other processes wait for it until `update(..., early)` wrote the run
-   * or `release` is called (or a few seconds passed). False when it was not or the session is gone
-   * (then `get` reads it). Undefined when this process holds no version worth running on (none,
-   * one another process wrote over when last checked, or one peeked already and not released): use
-   * `get`. The memory repository has none (its `get` is already at once).
+   * Apply `change` to a draft of the session as one atomic step and return what it returns, once
+   * the new version is stored; fails with `unknown_session` when the session is gone. `change`
+   * must be synchronous and change nothing but the draft it is given (a shared store may run it
+   * again on a draft of a newer version). When it throws, nothing is stored: the session stays as
+   * it was, and snapshots handed out before never change.
    */
-  peek?(key: SessionKey): Peeked | undefined;
-  /**
-   * Apply `change` to the session as one atomic step and return what it returns; fails with
-   * `unknown_session` when the session is gone. `change` must be synchronous and change nothing
-   * but the state it is given. `early`: the change that records a clean read run on a peeked
-   * version found current; a shared store may resolve it before its write is sent, when its
-   * claim keeps every other process off the session until the write lands (one that then fails
-   * is logged).
-   */
-  update<T>(key: SessionKey, change: (s: SessionState) => T, early?: boolean): Promise<T>;
+  update<T>(key: SessionKey, change: (s: SessionState) => T): Promise<T>;
   /** The next number of a kind of handle (pc from 0, pg and o from 1), never handed out twice. */
   next(key: SessionKey, counter: Counter): Promise<number>;
   /**
@@ -68,7 +58,7 @@ export interface SessionRepository {
   findLogical(ref: string): Promise<SessionKey | undefined>;
   /** Sessions held. */
   size(): Promise<number>;
-  /** Resolves once every write in flight (one answered early included) has landed or failed. */
+  /** Resolves once every write in flight has landed or failed. */
   settled?(): Promise<void>;
   /**
    * A shared store's: since when (ms, the repository's clock) this process has reached it without a
@@ -77,20 +67,6 @@ export interface SessionRepository {
   reachableSince?(): number;
   /** Drop idle sessions now (a session with a running operation is not idle). */
   sweep(): Promise<void>;
-}
-
-/** What `peek` answers: the state held, and whether it was still current when asked. */
-export interface Peeked {
-  state: SessionState;
-  /** Resolves once `confirm` (or a short fallback timer) sent the question and the store answered. */
-  current: Promise<boolean>;
-  /**
-   * Ask the store now, if not asked yet: the caller sends it once the vendor request is on its way,
-   * so the question does not delay it (a run with no vendor call asks when it ends).
-   */
-  confirm(): void;
-  /** Call once the program is done with the peeked version, early or not (ends a claim not written). */
-  release(): void;
 }
 
 /** Caps and timing of a repository. */

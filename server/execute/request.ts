@@ -44,12 +44,8 @@ export interface Who {
   header?: (name: string) => string | undefined;
 }
 
-/**
- * The gate and run flags of a request, without the program; `current` is the core's own: set on a
- * clean read run on an early-found session (ExecuteService.program), whose run is written only
- * once it resolves true; `confirm` asks the store (once the vendor request is on its way).
- */
-export type RunRequest = Omit<ProgramRequest, 'program'> & { current?: Promise<boolean>; confirm?: () => void };
+/** The gate and run flags of a request, without the program. */
+export type RunRequest = Omit<ProgramRequest, 'program'>;
 
 /** How a caller follows a run it awaits (MCP svc_run): its progress lines, and its own abort. */
 export interface Follow {

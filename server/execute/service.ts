@@ -36,7 +36,6 @@ import { patientUpdates } from './write-back.js';
 import { callerOf, withAuth } from './caller.js';
 import { SessionGraphs } from './graphs.js';
 import { checkPins, cleanRead, compileInSession, type Compiled } from './session-compile.js';
-import { confirmingHttp, NOT_CURRENT, programEarly, type EarlySteps } from './early-read.js';
 import { runContinuation, staleContinuation, type ContinueRequest } from './continuation.js';
 
 export { cleanRead } from './session-compile.js';
@@ -98,11 +97,10 @@ export class ExecuteService {
 
   /**
    * The session at `key` for `tenant` (`unknown_session`, `forbidden`); `stale` set after a reload
-   * changed its catalogs. `early` (for `program`): the version this process holds, when the store
-   * can tell later whether it is current (`Found.current`).
+   * changed its catalogs.
    */
-  find(key: SessionKey, tenant: string, early = false): Promise<Found> {
-    return findSession(this.deps.sessions, key, tenant, this.deps.registry(), early);
+  find(key: SessionKey, tenant: string): Promise<Found> {
+    return findSession(this.deps.sessions, key, tenant, this.deps.registry());
   }
 
   /** A new session on one catalog, with its first wave. */
@@ -116,25 +114,10 @@ export class ExecuteService {
   }
 
   /**
-   * A program (or a continuation), on the session as `find` found it: with `found.stale` only
-   * `wait(oN)` and `cancel(oN)` still run; with `found.current` `s` may be behind (early-read.ts).
+   * A program (or a continuation), on the session as `find` found it: with `stale` only `wait(oN)`
+   * and `cancel(oN)` still run.
    */
-  program(s: SessionState, req: ProgramRequest, found: Omit<Found, 'session'> = {}): Promise<Outcome> {
-    return programEarly(this.early, s, req, found);
-  }
-
-  /** What a program on an early-found session goes through (early-read.ts). */
-  private readonly early: EarlySteps = {
-    compiled: (s, program) => this.compiled(s, program),
-    run: (s, c, req) => this.planOrRun(s, c.plan, c.commit_id, c.review, req, req.program),
-    programOn: (s, req, stale) => this.programOn(s, req, stale),
-    again: async (s, req) => {
-      const f = await this.find({ prompt_hash: s.prompt_hash, session: s.session }, s.tenant);
-      return this.programOn(f.session, req, f.stale);
-    },
-  };
-
-  private async programOn(s: SessionState, req: ProgramRequest, stale?: SvcError): Promise<Outcome> {
+  async program(s: SessionState, req: ProgramRequest, { stale }: Omit<Found, 'session'> = {}): Promise<Outcome> {
     if (stale) return this.continuation(s, staleContinuation(req, stale));
     const c = this.compiled(s, req.program);
     if (c.kind === 'error')
@@ -219,25 +202,21 @@ export class ExecuteService {
     commit_id: string,
     how: RunHow,
     program: string | undefined,
-    req: Pick<RunRequest, 'signal' | 'onProgress' | 'current' | 'confirm'>,
+    req: Pick<RunRequest, 'signal' | 'onProgress'>,
   ): Promise<Outcome> {
     const startedAt = new Date(this.now());
     // Two signals cancel the run: the caller's and the server's shutdown (runtime/cancel.ts).
     const opts: ExecuteOptions = { ...this.runtime, ...runOptions(how), signal: req.signal, stop: this.stopping };
     if (req.onProgress) opts.onProgress = req.onProgress;
-    if (req.confirm) Object.assign(opts, confirmingHttp(this.runtime.http, req.confirm));
     const run = await executePlan(plan, this.deps.registry(), opts);
-    req.confirm?.();
-    if (req.current && !(await req.current)) throw NOT_CURRENT;
     const reads = plan.steps.every((x) => x.effect === 'read');
-    // A read's artifact is written after the answer; a write's before it (its answer says if it was not stored).
-    // An early read's session record may be too (its claim holds other replicas off until it lands).
+    // A read's artifact is written after the answer; a write's before it (its answer says if it was
+    // not stored). The session write (page handles, the run record) lands before the answer either way.
     const write = reads ? 'later' : 'now';
     const done = await this.finish(s, plan, commit_id, run, {
       startedAt,
       program,
       write,
-      early: reads && !!req.current,
     });
     return liveOutcome(commit_id, run, done, { reads });
   }

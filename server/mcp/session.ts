@@ -185,18 +185,15 @@ export class McpSession {
     return contextResult(c.outcome, c.ref, { ...c.continuity });
   }
 
-  private async session(ref: string, early = false) {
-    const found = await this.deps.service.logical.find(ref, this.principal.tenant, early);
-    if (found.stale) {
-      found.release?.();
-      throw new SvcFailure([found.stale]);
-    }
+  private async session(ref: string) {
+    const found = await this.deps.service.logical.find(ref, this.principal.tenant);
+    if (found.stale) throw new SvcFailure([found.stale]);
     return found;
   }
 
   private async svc(raw: unknown, extra: CallExtra): Promise<CallToolResult> {
     const args = decodeBody(SvcArgs, raw ?? {}, '{"logical_session_ref": "l_...", "program": "e1[name]"}', 'arguments');
-    const found = await this.session(args.logical_session_ref, true);
+    const found = await this.session(args.logical_session_ref);
     const o = await this.deps.service.program(
       found.session,
       {

@@ -154,12 +154,8 @@ export function executeRoutes(router: Router, deps: ExecuteRouteDeps): void {
   });
   router.add('POST', '/execute/:ph/:sid', async (req, res, p, url) => {
     const format = formatOf(req);
-    // Early: with a shared store, a clean read runs on the version this replica holds while the store confirms it.
-    const f = await service.find(key(p), deps.tenant(req), true);
-    const r = await programRequest(req, url).catch((e: unknown) => {
-      f.release?.();
-      throw e;
-    });
+    const f = await service.find(key(p), deps.tenant(req));
+    const r = await programRequest(req, url);
     r.who = deps.who(req);
     sendOutcome(res, await service.program(f.session, r, f), format, r.program);
   });

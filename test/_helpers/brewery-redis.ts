@@ -1,5 +1,5 @@
 /**
- * Test helper of the Redis early-read tests (redis-peek, redis-claim, redis-confirm): the packed
+ * Test helper of the Redis replica tests (redis-compare-and-set): the packed
  * brewery catalog on a fault vendor whose `GET /beers` answers one row naming the request it
  * answers (`Beer <n>`, after `beer.delayMs`), a memory artifact store, and repositories on a test
  * Redis, each on its own connection (another process), closed in teardown.

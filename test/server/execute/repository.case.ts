@@ -3,7 +3,9 @@
  * implementation (memory today, Redis for replicas) runs it unchanged: creating and reading,
  * atomic updates, counters that never repeat under concurrency, one-shot tokens spent once when
  * two callers race, idle expiry (a running operation keeps a session), caps per tenant and in all,
- * and state that keeps its shape across updates (maps, the symbol table). Not a test file itself.
+ * state that keeps its shape across updates (maps, the symbol table), snapshots that never change
+ * (copy-on-write: an update makes a new one, a snapshot refuses changes) and a change that throws
+ * leaving the session as it was. Not a test file itself.
  */
 import t, { type Test } from 'tap';
 import { SvcFailure } from '../../../common/errors.js';
@@ -89,6 +91,81 @@ export function repositorySuite(name: string, factory: RepositoryFactory): void 
     const got = await repo.get(s);
     t.equal(got?.symbols.entitySymbol('brewery', 'Beer')?.sym, 'e1', 'exposed symbols are kept');
     t.equal(got?.symbols.domainRevision, 1);
+  });
+
+  t.test(`${name}: a snapshot never changes; an update makes a new one`, async (t) => {
+    const repo = await open(t);
+    const registry = await fixtureRegistry();
+    const s = await repo.create(init());
+    await repo.update(s, (st) => {
+      st.tokens.set('pc0', { commit_id: 'W', verdict: 'review', mutations: 1, minted_at: clock });
+      st.ops.set('o1', running('o1'));
+    });
+    const before = (await repo.get(s))!;
+    await repo.update(s, (st) => {
+      st.teaching = 'T2';
+      st.pins.set('helpdesk', 'x');
+      st.symbols.expose(registry, [{ api: 'brewery', entity: 'Beer' }]);
+      st.tokens.get('pc0')!.consumed_at = clock; // an entry changed in place
+      st.ops.get('o1')!.progress.n1 = { phase: 'fetch', pages: 1, rows: 2, calls: 1 };
+      st.runs.push({ run_id: 'r1', commit_id: 'W', status: 'succeeded', at: 'now', rows: 2 });
+      st.logical.push('l_x');
+      st.counters.pg += 1;
+    });
+    t.equal(before.teaching, '', 'the text as it was');
+    t.same([...before.pins.keys()], ['brewery'], 'the pins as they were');
+    t.equal(before.symbols.entitySymbol('brewery', 'Beer'), undefined, 'the symbol table as it was');
+    t.equal(before.tokens.get('pc0')?.consumed_at, undefined, 'a token changed in place elsewhere: not here');
+    t.same(before.ops.get('o1')?.progress, {}, 'an operation changed in place elsewhere: not here');
+    t.same([before.runs.length, before.logical.length, before.counters.pg], [0, 0, 0], 'lists and counters');
+    const after = (await repo.get(s))!;
+    t.equal(after.teaching, 'T2', 'the new snapshot has the change');
+    t.equal(after.tokens.get('pc0')?.consumed_at, clock);
+    t.equal(after.ops.get('o1')?.progress.n1?.rows, 2);
+    t.equal(after.symbols.entitySymbol('brewery', 'Beer')?.sym, 'e1');
+    t.same([after.runs.length, after.logical, after.counters.pg], [1, ['l_x'], 1]);
+    // A snapshot is read-only: a change outside `update` fails loudly instead of going unstored.
+    t.throws(() => after.pins.set('x', 'y'), TypeError, 'its maps refuse set');
+    t.throws(() => after.pages.delete('pg1'), TypeError, 'and delete');
+    t.throws(() => after.runs.push(after.runs[0]!), TypeError, 'its lists are frozen');
+    t.throws(() => void ((after as { teaching: string }).teaching = 'x'), TypeError, 'and so is the state');
+    t.throws(
+      () => after.symbols.expose(registry, [{ api: 'brewery', entity: 'Brewery' }]),
+      TypeError,
+      'and its symbols',
+    );
+  });
+
+  t.test(`${name}: a change that throws leaves the session as it was`, async (t) => {
+    const repo = await open(t);
+    const registry = await fixtureRegistry();
+    const s = await repo.create(init());
+    await repo.update(s, (st) => {
+      st.tokens.set('pc0', { commit_id: 'W', verdict: 'review', mutations: 1, minted_at: clock });
+      st.counters.pc = 0;
+    });
+    const boom = new Error('boom');
+    const thrown = await repo
+      .update(s, (st) => {
+        st.teaching = 'half';
+        st.pins.set('helpdesk', 'x');
+        st.symbols.expose(registry, [{ api: 'brewery', entity: 'Beer' }]);
+        st.tokens.get('pc0')!.consumed_at = clock;
+        st.tokens.delete('pc0');
+        st.pages.set('pg1', { entity: 'brewery:Beer' } as never);
+        st.runs.push({ run_id: 'r1', commit_id: 'W', status: 'succeeded', at: 'now', rows: 2 });
+        st.counters.pc += 1;
+        throw boom;
+      })
+      .catch((e: unknown) => e);
+    t.equal(thrown, boom, 'the update fails with what the change threw');
+    const got = (await repo.get(s))!;
+    t.equal(got.teaching, '', 'the text as it was');
+    t.same([...got.pins.keys()], ['brewery'], 'the pins');
+    t.equal(got.symbols.entitySymbol('brewery', 'Beer'), undefined, 'the symbol table');
+    t.same(got.tokens.get('pc0'), { commit_id: 'W', verdict: 'review', mutations: 1, minted_at: clock }, 'the token');
+    t.same([got.pages.size, got.runs.length, got.counters.pc], [0, 0, 0], 'page handles, runs and counters');
+    t.equal(await repo.next(s, 'pc'), 1, 'the next number follows the last one stored');
   });
 
   t.test(`${name}: counters never hand out a number twice, even concurrently`, async (t) => {
