@@ -130,7 +130,8 @@ async function run(): Promise<BenchResult> {
     ];
     const fanRun = async (i: number, round: number, v?: Variant) => {
       const opts: ExecuteOptions = {
-        graph: i === 0 ? await fanGraphs.view({ prompt_hash: 'bench', session: `a${round}` }) : false,
+        graph:
+          i === 0 ? await fanGraphs.view({ prompt_hash: 'bench', session: `a${round}`, entity_writes: {} }) : false,
       };
       await once(fanout, opts, v);
     };
@@ -146,7 +147,7 @@ async function run(): Promise<BenchResult> {
     ];
     const twoRuns = async (i: number, round: number, v?: Variant) => {
       const graphs = i === 0 ? aged : zero;
-      const key = { prompt_hash: 'bench', session: `b${round}` };
+      const key = { prompt_hash: 'bench', session: `b${round}`, entity_writes: {} };
       await once(list, { graph: await graphs.view(key) });
       await once(get, { graph: await graphs.view(key) }, v);
     };

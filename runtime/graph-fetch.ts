@@ -52,7 +52,7 @@ export class GraphFetch {
     const v = this.view;
     const hit =
       this.own?.find('', s.api, cap.entity, id, -Infinity, fields) ??
-      v?.graph.find(v.scope, s.api, cap.entity, id, v.since, fields);
+      v?.graph.find(v.scope, s.api, cap.entity, id, v.since, fields, v.epoch?.(s.api, cap.entity));
     if (hit) return { rows: [this.hand({ ...hit })], calls: 0, pages: 0, graph: true };
     const key = `${s.api}\0${cap.entity}\0${typeof id}:${String(id)}`;
     const inflight = (this.inflight ??= new Map<string, Promise<Fetched>>());
@@ -86,8 +86,10 @@ export class GraphFetch {
     const copies = (handed ? rows.filter((r) => !handed.has(r)) : rows).map((r) => ({ ...r }));
     if (!copies.length) return;
     const at = this.now();
-    if (this.keepOwn) (this.own ??= new RowGraph(Infinity)).seen('', s.api, entity, copies, at, cap.kind === 'get');
-    this.view?.graph.seen(this.view.scope, s.api, entity, copies, at, cap.kind === 'get');
+    const whole = cap.kind === 'get';
+    if (this.keepOwn) (this.own ??= new RowGraph(Infinity)).seen('', s.api, entity, copies, at, whole);
+    const v = this.view;
+    v?.graph.seen(v.scope, s.api, entity, copies, at, whole, v.epoch?.(s.api, entity.name));
   }
 
   private hand(row: Row): Row {

@@ -4,7 +4,9 @@
  * always done (the rows are of the same moment: a fan-out over bound rows that names the same row
  * twice, or a row a list of the same program fetched already); across a session's runs only for
  * rows younger than the deployment's max age (`SVC_GRAPH_MAX_AGE_SECS`, default 0: never). A write
- * to an entity forgets the session's rows of it. Only entities whose get takes the id alone are
+ * to an entity forgets the session's rows of it: in this process at once, and in every process
+ * sharing the session through the entity's write count (`epoch`): a row is used only when it was
+ * seen at the count the session has now. Only entities whose get takes the id alone are
  * kept (their ids name one row; a get scoped by more parameters is never answered from here).
  * One process-wide map holds every session's rows, least recently used dropped past `max`.
  */
@@ -17,10 +19,15 @@ interface Seen {
   at: number;
   /** Seen by a get (the vendor's whole row), not only by a list. */
   whole: boolean;
+  /** The write count of its entity in the session when it was seen. */
+  epoch: number;
 }
 
-/** A graph entry as persisted: its key within the session, the row, when and how it was seen. */
-export type GraphItem = [key: string, row: Row, at: number, whole: boolean];
+/**
+ * A graph entry as persisted: its key within the session, the row, when and how it was seen, and
+ * its entity's write count then (absent in entries written before counts were kept: 0).
+ */
+export type GraphItem = [key: string, row: Row, at: number, whole: boolean, epoch?: number];
 
 export class RowGraph {
   private readonly rows = new Map<string, Seen>();
@@ -37,8 +44,11 @@ export class RowGraph {
     return this.rows.size;
   }
 
-  /** Rows of `entity` a read of session `scope` fetched at `at` (whole rows when it was a get). */
-  seen(scope: string, api: string, entity: Entity, rows: readonly Row[], at: number, whole: boolean): void {
+  /**
+   * Rows of `entity` a read of session `scope` fetched at `at` (whole rows when it was a get), when
+   * the entity's write count in the session was `epoch`.
+   */
+  seen(scope: string, api: string, entity: Entity, rows: readonly Row[], at: number, whole: boolean, epoch = 0): void {
     for (const row of rows) {
       const id = row[entity.id_field];
       if (id === undefined || id === null || typeof id === 'object') continue;
@@ -46,7 +56,7 @@ export class RowGraph {
       const full = `${scope}\0${key}`;
       const old = this.rows.get(full);
       // A list's partial row never replaces the whole row a get fetched at the same moment or later.
-      const s: Seen = !whole && old?.whole && old.at >= at ? old : { row, at, whole };
+      const s: Seen = !whole && old?.whole && old.at >= at && old.epoch === epoch ? old : { row, at, whole, epoch };
       this.rows.delete(full);
       this.rows.set(full, s);
       if (this.persist) {
@@ -62,13 +72,22 @@ export class RowGraph {
   }
 
   /**
-   * The row of session `scope` with this id, seen at or after `since`, holding every field of
-   * `fields` (every field the vendor sends: a whole row only, when there is no projection).
+   * The row of session `scope` with this id, seen at or after `since` when its entity's write count
+   * was `epoch`, holding every field of `fields` (every field the vendor sends: a whole row only,
+   * when there is no projection).
    */
-  find(scope: string, api: string, entity: string, id: JsonValue, since: number, fields?: string[]): Row | undefined {
+  find(
+    scope: string,
+    api: string,
+    entity: string,
+    id: JsonValue,
+    since: number,
+    fields?: string[],
+    epoch = 0,
+  ): Row | undefined {
     const full = `${scope}\0${itemKey(api, entity, id)}`;
     const s = this.rows.get(full);
-    if (!s || s.at < since) return undefined;
+    if (!s || s.at < since || s.epoch !== epoch) return undefined;
     if (fields ? !fields.every((f) => f in s.row) : !s.whole) return undefined;
     this.rows.delete(full);
     this.rows.set(full, s);
@@ -87,23 +106,24 @@ export class RowGraph {
   drain(scope: string): GraphItem[] {
     const d = this.fresh.get(scope);
     this.fresh.delete(scope);
-    return d ? [...d].map(([k, s]) => [k, s.row, s.at, s.whole]) : [];
+    return d ? [...d].map(([k, s]) => [k, s.row, s.at, s.whole, s.epoch]) : [];
   }
 
   /** Every row of session `scope` held now (a snapshot). */
   items(scope: string): GraphItem[] {
     const prefix = `${scope}\0`;
     const out: GraphItem[] = [];
-    for (const [k, s] of this.rows) if (k.startsWith(prefix)) out.push([k.slice(prefix.length), s.row, s.at, s.whole]);
+    for (const [k, s] of this.rows)
+      if (k.startsWith(prefix)) out.push([k.slice(prefix.length), s.row, s.at, s.whole, s.epoch]);
     return out;
   }
 
   /** Rows read back from persistence (older than what this process saw itself never wins). */
   load(scope: string, items: readonly GraphItem[]): void {
-    for (const [key, row, at, whole] of items) {
+    for (const [key, row, at, whole, epoch = 0] of items) {
       const full = `${scope}\0${key}`;
       const cur = this.rows.get(full);
-      if (!cur || cur.at < at) this.rows.set(full, { row, at, whole });
+      if (!cur || cur.at < at) this.rows.set(full, { row, at, whole, epoch });
     }
     for (const k of this.rows.keys()) {
       if (this.rows.size <= this.max) break;
@@ -125,6 +145,8 @@ export interface GraphView {
   scope: string;
   /** Rows seen before this instant are not used (now minus the max age; Infinity: none). */
   since: number;
+  /** The session's write count of an entity now: rows seen at another count are not used (absent: 0). */
+  epoch?(api: string, entity: string): number;
 }
 
 const simple = new WeakMap<Registry, Map<string, boolean>>();

@@ -18,7 +18,7 @@ import type { RunResult } from '../../runtime/execute.js';
 import type { Outcome, ResultBlock, SvcMeta } from './outcome.js';
 import { mintPage } from './pages.js';
 import type { SessionRepository } from './repository.js';
-import { SESSION_HOLDS, type SessionState } from './state.js';
+import { entityKey, SESSION_HOLDS, type SessionState } from './state.js';
 
 export interface FinishDeps {
   /** Only its update (a background run's end passes one retried while the store is away: write-back.ts). */
@@ -105,6 +105,12 @@ export async function finishRun(
       if (r.done) b.done = r.done;
       return b;
     });
+    // A write to an entity: every replica's session graph forgets its rows (graphs.ts).
+    for (const x of plan.steps) {
+      if (x.effect !== 'write') continue;
+      const k = entityKey(x.api, x.entity);
+      st.entity_writes[k] = (st.entity_writes[k] ?? 0) + 1;
+    }
     if (run_id) {
       const rows = out.reduce((n, b) => n + b.rows.length, 0);
       st.runs.push({ run_id, commit_id, status: run.status, at, rows });

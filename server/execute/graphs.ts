@@ -5,14 +5,16 @@
  * With `SVC_GRAPH_CACHE_URL` the rows persist per session as a snapshot plus deltas (one delta
  * object per run that saw rows), read back when a session first runs in a process (after a
  * restart, or on another replica) and folded into a new snapshot when the deltas pile up. The
- * graph is a cache: a store that fails is logged, and the run goes on without it.
+ * graph is a cache: a store that fails is logged, and the run goes on without it. A row is used
+ * only while its entity's write count in the session (`SessionState.entity_writes`, in the shared
+ * session store) is the one it was seen at: a write on any replica makes every replica forget.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../common/log.js';
 import type { Blobs } from '../../runtime/graph-blobs.js';
 import { RowGraph, type GraphItem, type GraphView } from '../../runtime/graph.js';
 import type { Limits } from '../limits.js';
-import type { SessionKey } from './state.js';
+import { entityKey, type SessionKey, type SessionState } from './state.js';
 
 /** Deltas of a session past which a load writes a snapshot and removes them. */
 const COMPACT_AFTER = 16;
@@ -36,15 +38,19 @@ export class SessionGraphs {
     this.graph = new RowGraph(limits.graphHotMaxEntities, limits.graphMaxAgeMs, this.blobs !== undefined);
   }
 
-  /** What a run of session `s` starting now may use (its persisted rows read first, once per process). */
-  async view(s: SessionKey): Promise<GraphView | undefined> {
+  /**
+   * What a run of session `s` (as read for the run) starting now may use (its persisted rows read
+   * first, once per process).
+   */
+  async view(s: Pick<SessionState, 'prompt_hash' | 'session' | 'entity_writes'>): Promise<GraphView | undefined> {
     // Max age 0: no row of an earlier run is used, so none is kept for later runs either (a run
     // still shares rows between its own steps).
     const age = this.limits.graphMaxAgeMs;
     if (age <= 0) return undefined;
     const scope = scopeOf(s);
     if (this.blobs && !this.loaded.has(scope)) await this.load(scope);
-    return { graph: this.graph, scope, since: this.now() - age };
+    const writes = s.entity_writes;
+    return { graph: this.graph, scope, since: this.now() - age, epoch: (api, e) => writes[entityKey(api, e)] ?? 0 };
   }
 
   /** After a run of session `s`: the rows it added are written as a delta (not awaited). */
@@ -121,7 +127,8 @@ function parseItems(text: string | undefined): GraphItem[] {
             x[1] !== null &&
             typeof x[1] === 'object' &&
             typeof x[2] === 'number' &&
-            typeof x[3] === 'boolean',
+            typeof x[3] === 'boolean' &&
+            (x[4] === undefined || typeof x[4] === 'number'),
         ) as GraphItem[])
       : [];
   } catch {

@@ -17,7 +17,8 @@ export type CoreState = Omit<SessionState, 'pages' | 'tokens' | 'runs' | 'counte
 export const CORE_FORMAT = 2;
 
 /** The JSON form of a session's core. */
-interface CoreJson extends Omit<CoreState, 'pins' | 'symbols' | 'ops'> {
+interface CoreJson extends Omit<CoreState, 'pins' | 'symbols' | 'ops' | 'entity_writes'> {
+  entity_writes?: Record<string, number>;
   v: typeof CORE_FORMAT;
   pins: Array<[string, string]>;
   symbols: SymbolTableJson;
@@ -42,7 +43,14 @@ export function decodeCore(text: string): CoreState {
   const json = JSON.parse(text) as unknown;
   if (!isCoreJson(json)) throw new Error(`a stored session core is not in format ${CORE_FORMAT}`);
   const { v: _v, ...rest } = json;
-  return { ...rest, pins: new Map(json.pins), symbols: SymbolTable.fromJSON(json.symbols), ops: new Map(json.ops) };
+  return {
+    ...rest,
+    pins: new Map(json.pins),
+    symbols: SymbolTable.fromJSON(json.symbols),
+    ops: new Map(json.ops),
+    // Cores stored before write counts were kept have none: no write counted yet.
+    entity_writes: json.entity_writes ?? {},
+  };
 }
 
 function isCoreJson(j: unknown): j is CoreJson {

@@ -5,7 +5,8 @@
  * store, once its compare-and-set landed). So a change that throws leaves the session as it was,
  * and a request holding a snapshot never sees another request's change half done.
  *
- * A draft copies what is cheap to copy at once (the runs and logical refs lists, the counters) and
+ * A draft copies what is cheap to copy at once (the runs and logical refs lists, the counters, the
+ * write counts) and
  * the rest when the change first reaches it: an entry of the pins, page handles, plan tokens or
  * operations is cloned on its first `get` (every entry on iteration), the symbol table on the first
  * read of `symbols`. The maps note which keys the change reached, so a shared store compares and
@@ -145,6 +146,7 @@ export class SessionDraft {
       runs: base.runs.slice(),
       logical: base.logical.slice(),
       counters: { ...base.counters },
+      entity_writes: { ...base.entity_writes },
     };
     // The symbol table is cloned only when the change reads it (most changes never do).
     Object.defineProperty(state, 'symbols', {
@@ -181,6 +183,7 @@ export class SessionDraft {
     Object.freeze(s.runs);
     Object.freeze(s.logical);
     Object.freeze(s.counters);
+    Object.freeze(s.entity_writes);
     return { snapshot: Object.freeze(s), reached };
   }
 }

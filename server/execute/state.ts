@@ -110,6 +110,12 @@ export interface SessionState extends SessionKey {
   logical: string[];
   /** The last number minted of each kind of handle (pcN counts from 0, pgN and oN from 1). */
   counters: Record<Counter, number>;
+  /**
+   * Runs with a write step per entity (`api:Entity` -> count; absent: 0). The session graph of
+   * every replica uses a row of an earlier run only when it was seen at the count the session has
+   * now, so a write on one replica makes every other forget the rows of its entity (graphs.ts).
+   */
+  entity_writes: Record<string, number>;
 }
 
 export type Counter = 'pc' | 'pg' | 'o';
@@ -155,6 +161,7 @@ export function newSession(
     ops: new Map(),
     logical: [],
     counters: { pc: -1, pg: 0, o: 0 },
+    entity_writes: {},
   };
 }
 
@@ -168,6 +175,9 @@ export function runsOperations(s: SessionState): boolean {
 export function trimMap<K, V>(map: Map<K, V>, max: number): void {
   while (map.size > max) map.delete(map.keys().next().value as K);
 }
+
+/** The key of an entity in `SessionState.entity_writes`. */
+export const entityKey = (api: string, entity: string): string => `${api}:${entity}`;
 
 /** A key's text form: `prompt_hash/session`. */
 export function keyText(k: SessionKey): string {

@@ -112,15 +112,15 @@ t.test('drain hands the rows added since the last drain, once; nothing without p
   g.seen('a', 'fault', Parent, [whole(1), whole(2)], 10, true);
   g.seen('b', 'fault', Parent, [whole(9)], 10, true);
   t.same(g.drain('a'), [
-    ['fault\0Parent\0number:1', whole(1), 10, true],
-    ['fault\0Parent\0number:2', whole(2), 10, true],
+    ['fault\0Parent\0number:1', whole(1), 10, true, 0],
+    ['fault\0Parent\0number:2', whole(2), 10, true, 0],
   ]);
   t.same(g.drain('a'), [], 'taken: nothing new');
   g.seen('a', 'fault', Parent, [partial(3)], 11, false);
   g.seen('a', 'fault', Parent, [whole(1)], 12, true);
   t.same(g.drain('a'), [
-    ['fault\0Parent\0number:3', partial(3), 11, false],
-    ['fault\0Parent\0number:1', whole(1), 12, true],
+    ['fault\0Parent\0number:3', partial(3), 11, false, 0],
+    ['fault\0Parent\0number:1', whole(1), 12, true, 0],
   ]);
   t.equal(g.drain('b').length, 1, "b's rows are b's own");
   const mem = new RowGraph(100, 0, false);
@@ -174,4 +174,24 @@ t.test('keyable: entities with a get that takes the id alone', async (t) => {
   t.ok(keyable(reg, 'fault', 'Parent'));
   t.notOk(keyable(reg, 'fault', 'Child'), 'a scoped get only: not kept');
   t.notOk(keyable(reg, 'fault', 'Item'), 'no get: not kept');
+});
+
+t.test("a row is used only at its entity's write count; the count persists with it", async (t) => {
+  const g = new RowGraph(100, 0, true);
+  g.seen('s', 'fault', Parent, [whole(1)], 100, true, 2);
+  t.same(g.find('s', 'fault', 'Parent', 1, 0, undefined, 2), whole(1), 'seen at count 2, asked at 2: found');
+  t.equal(g.find('s', 'fault', 'Parent', 1, 0, undefined, 3), undefined, 'a write since (count 3): not used');
+  t.equal(g.find('s', 'fault', 'Parent', 1, 0), undefined, 'nor at count 0');
+  g.seen('s', 'fault', Parent, [partial(1)], 100, false, 3);
+  t.same(
+    g.find('s', 'fault', 'Parent', 1, 0, ['name'], 3),
+    partial(1),
+    'a list row of a newer count replaces a get row',
+  );
+  t.same(g.drain('s').at(-1)?.[4], 3, 'a drained item carries its count');
+  const h = new RowGraph(100, 0, true);
+  h.load('s', [...g.items('s'), ['fault\0Parent\0number:2', whole(2), 100, true]]);
+  t.same(h.find('s', 'fault', 'Parent', 1, 0, ['name'], 3), partial(1), 'loaded with its count');
+  t.same(h.find('s', 'fault', 'Parent', 2, 0, undefined, 0), whole(2), 'an item persisted without one: count 0');
+  t.equal(h.find('s', 'fault', 'Parent', 2, 0, undefined, 1), undefined);
 });

@@ -136,5 +136,8 @@ t.test('each decode is a fresh state; foreign text is refused', async (t) => {
   t.equal(b.logical.length, 2);
   t.throws(() => decodeCore('{"v":1}'), /session core is not in format 2/, 'a whole session of format 1 is not a core');
   t.throws(() => decodeCore('[]'), /session core is not in format 2/);
+  const older = JSON.parse(text) as Record<string, unknown>;
+  delete older.entity_writes;
+  t.same(decodeCore(JSON.stringify(older)).entity_writes, {}, 'a core stored before write counts: none counted');
   t.throws(() => decodeCore('not json'));
 });
