@@ -6,12 +6,12 @@
  * and a request holding a snapshot never sees another request's change half done.
  *
  * A draft copies what is cheap to copy at once (the runs and logical refs lists, the counters, the
- * write counts) and
- * the rest when the change first reaches it: an entry of the pins, page handles, plan tokens or
- * operations is cloned on its first `get` (every entry on iteration), the symbol table on the first
- * read of `symbols`. The maps note which keys the change reached, so a shared store compares and
- * writes only those (redis-items.ts). A sealed snapshot is read-only: its object, lists and
- * counters are frozen, its maps refuse `set`, `delete` and `clear`, its symbol table `expose`.
+ * write counts) and the rest when the change first reaches it: an entry of the pins, page handles,
+ * plan tokens or operations is cloned on its first `get` (every entry on iteration), the symbol
+ * table on the first read of `symbols`. The page handle and plan token maps tell which keys the
+ * change reached, so a shared store compares and writes only those (redis-items.ts). A sealed
+ * snapshot is read-only: its object, lists and counters are frozen, its maps refuse `set`,
+ * `delete` and `clear`, its symbol table `expose`.
  */
 import type { SymbolTable } from '../../compiler/symbols.js';
 import type { OpDescriptor, PageEntry, PlanToken, SessionState } from './state.js';
@@ -19,14 +19,13 @@ import type { OpDescriptor, PageEntry, PlanToken, SessionState } from './state.j
 /** Keys of a map a change reached (`get`, `set`, `delete`), or 'all' (it iterated or cleared the map). */
 export type Reached = Set<string> | 'all';
 
-/** What a change reached of its draft: a shared store compares (and writes) only that. */
+/**
+ * What a change reached of the page handles and plan tokens of its draft: a shared store, which
+ * keeps them item by item, compares (and writes) only those.
+ */
 export interface ReachedParts {
-  pins: Reached;
   pages: Reached;
   tokens: Reached;
-  ops: Reached;
-  /** The symbol table was read (and so cloned): it may have changed. */
-  symbols: boolean;
 }
 
 const READ_ONLY = 'a session snapshot is read-only: change it through SessionRepository.update';
@@ -172,12 +171,11 @@ export class SessionDraft {
       own.seal();
       return 'all';
     };
+    sealMap<string>('pins', same);
+    sealMap<OpDescriptor>('ops', deep);
     const reached: ReachedParts = {
-      pins: sealMap<string>('pins', same),
       pages: sealMap<PageEntry>('pages', deep),
       tokens: sealMap<PlanToken>('tokens', flat),
-      ops: sealMap<OpDescriptor>('ops', deep),
-      symbols: this.symbols !== undefined,
     };
     for (const r of s.runs) Object.freeze(r);
     Object.freeze(s.runs);
