@@ -7,8 +7,9 @@
  *
  *   1. latency: the clean 25-row read `e3` (as in hotpath) on A and on memory, each on one session,
  *      500 sequential rounds after 50 warm-up rounds in a new random order every round; Check:
- *      added p50 of Redis over memory < 0.3 ms. Reported beside it: A on a new session every 25
- *      rounds (a session's state grows with its reads: page handles and runs).
+ *      added p50 of Redis over memory < 1 ms (two round trips: a plain read, then a compare-and-set
+ *      that lands before the answer). Reported beside it: A on a new session every 25 rounds (a
+ *      session's state grows with its reads: page handles and runs).
  *   2. throughput: 10 connections for 3 s, 3 rounds: A alone, and A + B with ONE session opened
  *      on A, requests alternating A, B, A, ... (memory alone for reference); reported, not checked.
  *   3. operations across replicas (bench/replicas-ops.ts): 50 sessions x 16 `wait=false` runs,
@@ -55,7 +56,7 @@ const OPS_PER_SESSION = 16;
 const OPS_ROUNDS = 3;
 /** Client connections to each replica for starts, and as many again for polls. */
 const OPS_CONNECTIONS = 16;
-const ADDED_P50_LIMIT_MS = 0.3;
+const ADDED_P50_LIMIT_MS = 1;
 
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 const KiB = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
