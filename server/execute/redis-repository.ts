@@ -36,11 +36,10 @@ import { SILENT, type Logger } from '../../common/log.js';
 import type { SharedKv } from '../kv.js';
 import { KeyQueue } from './key-queue.js';
 import { SessionCache, type Held } from './redis-cache.js';
-import { readHeld } from './redis-read.js';
-import { committed, created, delta, storedCore, unchanged } from './redis-items.js';
+import { committed, created, delta, loaded, replayed, storedCore, unchanged } from './redis-items.js';
 import { SessionDraft, snapshotOf } from './session-draft.js';
 import { closeRedis, connectRedis, redisKv, storeCall } from './redis-client.js';
-import { SCRIPTS, type ScriptCommands } from './redis-scripts.js';
+import { SCRIPTS, type ScriptCommands, type TouchReply } from './redis-scripts.js';
 import {
   REPOSITORY_LIMITS,
   tokenProblem,
@@ -233,7 +232,7 @@ export class RedisSessionRepository implements SessionRepository {
     throw new Error(`session ${keyText(key)}: ${MAX_ATTEMPTS} writes in a row lost to concurrent writers`);
   }
 
-  /** Read and touch the session (one round trip, redis-read.ts); undefined when it is gone or idled out. */
+  /** Read and touch the session (one round trip, readHeld); undefined when it is gone or idled out. */
   private read(key: SessionKey): Promise<Held | undefined> {
     const k = keyText(key);
     const now = this.now();
@@ -259,4 +258,39 @@ export class RedisSessionRepository implements SessionRepository {
   kv(): SharedKv {
     return redisKv(this.redis, `${this.prefix}kv:`);
   }
+}
+
+/**
+ * Read and touch session `k` at `now`; undefined when it is gone or idled out (dropped then).
+ * `touch(from)` runs the touch script told version `from` ('' for none): Redis answers nothing
+ * more when that version is current, the journal of the writes since when it moved (applied to a
+ * copy of the held version, redis-items.ts), or the whole session when this process holds none or
+ * one too old. Writes of this process may land while the answer travels: when the entry held by
+ * then is as new as the answer, it stands.
+ */
+export async function readHeld(
+  recent: SessionCache,
+  k: string,
+  now: number,
+  touch: (from: string) => Promise<TouchReply | null>,
+): Promise<Held | undefined> {
+  const held = recent.entry(k);
+  const got = await touch(held?.version ?? '');
+  if (!got) {
+    recent.drop(k);
+    return undefined;
+  }
+  let read: Held;
+  if (got.length === 1)
+    read = held!; // the version held is current
+  else if (got[1] === 'j') {
+    const [v, , st, pc, pg, o, entries] = got;
+    read = replayed(held!, v, st, [pc, pg, o], entries);
+  } else {
+    const [v, , st, pc, pg, o, pages, tokens, runs] = got;
+    read = loaded(v, st, [pc, pg, o], pages, tokens, runs);
+  }
+  const latest = recent.entry(k);
+  if (latest && Number(latest.version) >= Number(read.version)) return recent.touch(latest, now);
+  return recent.keep(k, read, now);
 }
