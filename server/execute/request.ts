@@ -1,18 +1,5 @@
-/**
- * The requests the execute core takes for programs and plans (surfaces decode theirs into these),
- * and what the core is built from (`ServiceDeps`).
- */
-import type { Logger } from '../../common/log.js';
-import type { Registry } from '../../pack/registry.js';
-import type { ArtifactStore } from '../../runtime/artifacts/index.js';
-import type { ExecuteOptions } from '../../runtime/execute.js';
-import type { HttpClient } from '../../runtime/http-client.js';
-import type { Blobs } from '../../runtime/graph-blobs.js';
+/** The requests the execute core takes for programs and plans (surfaces decode theirs into these). */
 import type { ProgressEvent } from '../../runtime/progress.js';
-import type { Limits } from '../limits.js';
-import type { PlanCache } from './plan-cache.js';
-import type { SessionRepository } from './repository.js';
-import type { ReplicaOptions } from './replica.js';
 
 export interface ProgramRequest {
   program: string;
@@ -64,26 +51,4 @@ export interface FollowLine {
   line: string;
   handle: string;
   commit_id?: string;
-}
-
-export interface ServiceDeps {
-  /** The registry in force (a reload swaps it). */
-  registry: () => Registry;
-  sessions: SessionRepository;
-  artifacts: ArtifactStore;
-  /** Base runtime options for vendor calls (env, http client, timeouts). */
-  runtime: ExecuteOptions;
-  /** Limits (defaults: DEFAULT_LIMITS). */
-  limits?: Partial<Limits>;
-  /** Vendor connections of background runs (default: a pool of their own). */
-  backgroundHttp?: HttpClient;
-  planCache?: PlanCache;
-  now?: () => number;
-  logger?: Logger;
-  /** This process among replicas sharing the session store (default: one process, no leases). */
-  replica?: ReplicaOptions;
-  /** Where the session graph persists (`SVC_GRAPH_CACHE_URL`); default: in memory only. */
-  graphBlobs?: Blobs;
-  /** Whether callers of `tenant` may only read (SVC_READ_ONLY, or read_only per tenant in the credentials file). Default: nobody. */
-  readOnly?: (tenant: string) => boolean;
 }

@@ -10,12 +10,14 @@ import { SILENT, type Logger } from '../../common/log.js';
 import { quote } from '../../common/quote.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
 import type { Plan, Review } from '../../compiler/plan.js';
+import type { Registry } from '../../pack/registry.js';
 import type { AuthResolver } from '../../runtime/auth.js';
 import { RunAbort } from '../../runtime/call.js';
 import { Cancel } from '../../runtime/signal.js';
 import { executePlan, type ExecuteOptions } from '../../runtime/execute.js';
 import { PooledHttpClient, type HttpClient } from '../../runtime/http-client.js';
-import { WriteBehindStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
+import { WriteBehindStore, type ArtifactStore, type RunSnapshot } from '../../runtime/artifacts/index.js';
+import type { Blobs } from '../../runtime/graph-blobs.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { Background, runOptions, type RunHow, type Watch } from './background.js';
 import { findSession, type Found } from './find-session.js';
@@ -26,12 +28,13 @@ import { refuseWrites } from './read-only.js';
 import { callCap, checked, checkedPlan, dryRun, passGate, tokenProgram } from './review-gate.js';
 import { PlanCache } from './plan-cache.js';
 import { reviewResolvedPlan } from './resolved-plan.js';
+import type { SessionRepository } from './repository.js';
 import { keyText, type SessionKey, type SessionState } from './state.js';
 import { Teacher, type OpenRequest } from './teach.js';
-import type { Follow, ProgramRequest, RunRequest, ServiceDeps, Who } from './request.js';
+import type { Follow, ProgramRequest, RunRequest, Who } from './request.js';
 import { storedRun } from './stored-run.js';
 import { LogicalSessions } from './logical.js';
-import { localReplica } from './replica.js';
+import { localReplica, type ReplicaOptions } from './replica.js';
 import { patientUpdates } from './write-back.js';
 import { callerOf, withAuth } from './caller.js';
 import { SessionGraphs } from './graphs.js';
@@ -40,10 +43,33 @@ import { runContinuation, staleContinuation, type ContinueRequest } from './cont
 
 export { cleanRead } from './session-compile.js';
 export { PLAN_TOKEN_TTL_MS } from './repository.js';
-export type { Follow, ProgramRequest, RunRequest, ServiceDeps, Who } from './request.js';
+export type { Follow, ProgramRequest, RunRequest, Who } from './request.js';
 
 /** finishRun's arguments after its dependencies. */
 type FinishArgs = Parameters<typeof finishRun> extends [unknown, ...infer A] ? A : never;
+
+/** What the execute core is built from. */
+export interface ServiceDeps {
+  /** The registry in force (a reload swaps it). */
+  registry: () => Registry;
+  sessions: SessionRepository;
+  artifacts: ArtifactStore;
+  /** Base runtime options for vendor calls (env, http client, timeouts). */
+  runtime: ExecuteOptions;
+  /** Limits (defaults: DEFAULT_LIMITS). */
+  limits?: Partial<Limits>;
+  /** Vendor connections of background runs (default: a pool of their own). */
+  backgroundHttp?: HttpClient;
+  planCache?: PlanCache;
+  now?: () => number;
+  logger?: Logger;
+  /** This process among replicas sharing the session store (default: one process, no leases). */
+  replica?: ReplicaOptions;
+  /** Where the session graph persists (`SVC_GRAPH_CACHE_URL`); default: in memory only. */
+  graphBlobs?: Blobs;
+  /** Whether callers of `tenant` may only read (SVC_READ_ONLY, or read_only per tenant in the credentials file). Default: nobody. */
+  readOnly?: (tenant: string) => boolean;
+}
 
 export class ExecuteService {
   private readonly now: () => number;
