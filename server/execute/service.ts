@@ -5,7 +5,7 @@
  * errors (`SvcFailure`); it knows no protocol status and no route: HTTP, MCP and the terminal each
  * render what it returns. Opening and teaching sessions is in teach.ts, operations in background.ts.
  */
-import { fail, type SvcError } from '../../common/errors.js';
+import { fail } from '../../common/errors.js';
 import { SILENT, type Logger } from '../../common/log.js';
 import { quote } from '../../common/quote.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
