@@ -5,7 +5,7 @@
  * errors (`SvcFailure`); it knows no protocol status and no route: HTTP, MCP and the terminal each
  * render what it returns. Opening and teaching sessions is in teach.ts, operations in background.ts.
  */
-import { fail } from '../../common/errors.js';
+import { fail, SvcFailure, type SvcError } from '../../common/errors.js';
 import { SILENT, type Logger } from '../../common/log.js';
 import { quote } from '../../common/quote.js';
 import type { ContinuationStmt } from '../../compiler/ast.js';
@@ -22,7 +22,7 @@ import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { Background, runOptions, type RunHow, type Watch } from './background.js';
 import { findSession, type Found } from './find-session.js';
 import type { CreatedOutcome, Outcome, TaughtOutcome } from './outcome.js';
-import { pageRefRequest } from './pages.js';
+import { continuePageHandle, pageRefRequest } from './pages.js';
 import { finishRun, liveOutcome } from './finish-run.js';
 import { refuseWrites } from './read-only.js';
 import { callCap, checked, checkedPlan, dryRun, passGate, tokenProgram } from './review-gate.js';
@@ -38,12 +38,14 @@ import { localReplica, type ReplicaOptions } from './replica.js';
 import { patientUpdates } from './write-back.js';
 import { callerOf, withAuth } from './caller.js';
 import { SessionGraphs } from './graphs.js';
-import { checkPins, cleanRead, compileInSession, type Compiled } from './session-compile.js';
-import { runContinuation, staleContinuation, type ContinueRequest } from './continuation.js';
+import { checkPins, cleanRead, compileInSession, pollOnly, type Compiled } from './session-compile.js';
 
 export { cleanRead } from './session-compile.js';
 export { PLAN_TOKEN_TTL_MS } from './repository.js';
 export type { Follow, ProgramRequest, RunRequest, Who } from './request.js';
+
+/** What of a program request a continuation reads. */
+type ContinueRequest = Pick<ProgramRequest, 'signal' | 'pageRows' | 'who'>;
 
 /** finishRun's arguments after its dependencies. */
 type FinishArgs = Parameters<typeof finishRun> extends [unknown, ...infer A] ? A : never;
@@ -273,11 +275,21 @@ export class ExecuteService {
     return finishRun({ repo, artifacts: this.artifacts, logger: this.logger }, ...a);
   }
 
-  /** A continuation (continuation.ts); a page fetch stops when the request's signal aborts (or at shutdown). */
+  /**
+   * A continuation: `page(pgN)` fetches the next page of a handle (pages.ts), `wait(oN)` and
+   * `cancel(oN)` follow or stop a background operation (background.ts). A page fetch stops when
+   * the request's signal aborts (or at shutdown).
+   */
   private continuation(s: SessionState, c: ContinuationStmt, req: ContinueRequest = {}): Promise<Outcome> {
-    const { registry, sessions: repo } = this.deps;
-    const runtime = Object.assign({}, this.runtime, { stop: this.stopping });
-    return runContinuation({ registry, repo, runtime, background: this.background }, s, c, req);
+    if (c.kind === 'wait') return this.background.wait(s, c.handle.text);
+    if (c.kind === 'cancel') return this.background.cancel(s, c.handle.text);
+    const caller = callerOf(this.runtime.auth, s, req.who);
+    return continuePageHandle(s, c, {
+      registry: this.deps.registry(),
+      repo: this.deps.sessions,
+      runtime: { ...this.runtime, stop: this.stopping, caller, ...(req.signal ? { signal: req.signal } : {}) },
+      ...(req.pageRows !== undefined ? { maxRows: req.pageRows } : {}),
+    });
   }
 
   /** A client-compiled plan, checked, reviewed and run like a compiled program. */
@@ -312,4 +324,14 @@ export class ExecuteService {
     await this.background.cancelAll(settleMs);
     await Promise.race([this.backgroundHttp.close(), new Promise<void>((r) => setTimeout(r, settleMs).unref())]);
   }
+}
+
+/**
+ * On a stale session (a reload changed one of its catalogs) only a program that is `wait(oN)` or
+ * `cancel(oN)` alone still runs: that statement; anything else fails with the staleness.
+ */
+function staleContinuation(req: Pick<ProgramRequest, 'mode' | 'program'>, stale: SvcError): ContinuationStmt {
+  const only = req.mode === 'plan' || req.mode === 'check' ? undefined : pollOnly(req.program);
+  if (!only) throw new SvcFailure([stale]);
+  return only;
 }
