@@ -96,7 +96,8 @@ export class RedisSessionRepository implements SessionRepository {
   ) {
     this.limits = { ...REPOSITORY_LIMITS, ...opts.limits };
     this.ttlMs = this.limits.idleMs + TTL_MARGIN_MS;
-    [this.now, this.prefix] = [opts.now ?? Date.now, opts.keyPrefix ?? 'svc:'];
+    this.now = opts.now ?? Date.now;
+    this.prefix = opts.keyPrefix ?? 'svc:';
     this.upSince = this.now();
     redis.on('ready', () => (this.upSince = this.now()));
   }
