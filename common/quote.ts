@@ -14,3 +14,17 @@ export function quote(text: string, max = QUOTE_MAX): string {
   const line = /[\r\n\t]/.test(head) ? head.replace(/[\r\n\t]+/g, ' ') : head;
   return text.length > max ? `${line}…` : line;
 }
+
+/** Characters of a JSON value a message shows before it cuts. */
+const JSON_SHOWN_MAX = 32;
+
+/**
+ * A JSON value as a message shows it: its JSON text, cut to 29 characters plus `...` when longer
+ * than 32.
+ *
+ * @example quoteJson([1, 2]) // '[1,2]'
+ */
+export function quoteJson(v: unknown): string {
+  const s = JSON.stringify(v);
+  return s.length > JSON_SHOWN_MAX ? `${s.slice(0, JSON_SHOWN_MAX - 3)}...` : s;
+}

@@ -3,6 +3,7 @@
  * non-empty list, each item checked), and the parameter's constraints (`constraint_violation`,
  * with the nearest valid value as the fix when there is one). Pure, like `values.ts`.
  */
+import { quoteJson } from '../common/quote.js';
 import type { CONSTRAINT_KEYS, JsonValue, ParamDef } from '../pack/cgs.js';
 import { constraintExample, constraintProblem, type ConstraintProblem } from '../pack/param-constraints.js';
 import type { Value } from './ast.js';
@@ -46,7 +47,7 @@ function checkOne(p: ParamDef, v: Value, optional: boolean): Checked {
     ok: false,
     code: 'constraint_violation',
     at: v,
-    message: `${broken.message}; got ${shown(c.value)}`,
+    message: `${broken.message}; got ${quoteJson(c.value)}`,
     hint:
       fix !== undefined ? `write ${p.name}=${fix}` : `write a value for ${p.name} that satisfies ${broken.constraint}`,
     ...(fix !== undefined ? { fix } : {}),
@@ -91,9 +92,4 @@ function fixOf(p: ParamDef, v: JsonValue, broken: ConstraintProblem): string | u
   if (example !== undefined) candidates.push(example);
   const fit = candidates.find((x) => !constraintProblem(p, x));
   return fit === undefined ? undefined : JSON.stringify(fit);
-}
-
-function shown(v: JsonValue): string {
-  const s = JSON.stringify(v);
-  return s.length > 32 ? `${s.slice(0, 29)}...` : s;
 }

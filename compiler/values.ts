@@ -4,6 +4,7 @@
  */
 import type { JsonValue, ParamDef, TypeSpec } from '../pack/cgs.js';
 import { constraintExample } from '../pack/param-constraints.js';
+import { article } from '../common/article.js';
 import { quote } from '../common/quote.js';
 import { didYouMean, nearest } from '../common/suggest.js';
 import type { Value } from './ast.js';
@@ -209,8 +210,4 @@ function toJson(v: Value): Checked {
         hint: 'pass the bound value as its own argument',
       };
   }
-}
-
-function article(s: string): string {
-  return /^[aeiou]/.test(s) ? `an ${s}` : `a ${s}`;
 }

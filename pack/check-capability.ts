@@ -2,6 +2,7 @@
  * Checks of one capability: its entity, its parameters (duplicates, types, defaults), what its
  * kind demands (an id parameter, the rows it returns, a search text), then its HTTP mapping.
  */
+import { article } from '../common/article.js';
 import { suggestHint } from '../common/suggest.js';
 import type { Capability, Cgs, Entity, FieldDef, ParamDef, TypeSpec } from './cgs.js';
 import { CONSTRAINT_KEYS, SCALAR_TYPES } from './cgs.js';
@@ -171,10 +172,6 @@ function checkSingleton(c: Capability, at: string, fail: Fail): void {
       `singleton get \`${c.name}\` has an id parameter \`${c.id_param}\``,
       'a singleton reads the one row its path answers: remove `id_param`, or remove `singleton: true` to get a row by id',
     );
-}
-
-function article(word: string): string {
-  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
 }
 
 /** The type spec of a parameter: everything but its name, description and the keys only parameters have. */

@@ -3,6 +3,7 @@
  * constraint on a type it applies to, ranges that are not empty, a pattern that compiles, a
  * default that satisfies them, and `at_least_one` naming parameters of the capability.
  */
+import { article } from '../common/article.js';
 import { suggestHint } from '../common/suggest.js';
 import type { Capability, JsonValue, ParamDef } from './cgs.js';
 import { CONSTRAINT_KEYS } from './cgs.js';
@@ -99,8 +100,4 @@ function patternError(pattern: string): string {
     const m = (e as Error).message;
     return m.slice(m.lastIndexOf(': ') + 2);
   }
-}
-
-function article(word: string): string {
-  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
 }

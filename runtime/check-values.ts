@@ -7,6 +7,7 @@
  * scalar was declared). Literals were checked when the program compiled.
  */
 import { svcError, type SvcError } from '../common/errors.js';
+import { quoteJson } from '../common/quote.js';
 import type { Capability, JsonValue } from '../pack/cgs.js';
 import { headerValueProblem } from '../pack/header-values.js';
 import { valueProblem } from '../pack/param-constraints.js';
@@ -29,14 +30,14 @@ export function boundValuesProblem(
     if (v !== null && typeof v === 'object' && inPathTemplate(cap.http.path, name))
       return svcError(
         'wrong_type',
-        `${what}: \`${name}\` of ${cap.name} goes into the URL path (${cap.http.path}), and ${from} holds ${Array.isArray(v) ? 'a list' : 'an object'} there (${shown(v)}); nothing was sent`,
+        `${what}: \`${name}\` of ${cap.name} goes into the URL path (${cap.http.path}), and ${from} holds ${Array.isArray(v) ? 'a list' : 'an object'} there (${quoteJson(v)}); nothing was sent`,
         {
           hint: `bind a field that holds the ${name} itself (a string or a number)${objectKeyHint(v, from)}; if the vendor's rows always hold ${Array.isArray(v) ? 'a list' : 'an object'} there, the catalog's field type is wrong`,
         },
       );
     const broken = p && v !== undefined && v !== null ? valueProblem(p, v) : undefined;
     if (broken)
-      return svcError('constraint_violation', `${what}: ${broken.message}; got ${shown(v!)} from ${from}`, {
+      return svcError('constraint_violation', `${what}: ${broken.message}; got ${quoteJson(v!)} from ${from}`, {
         hint: `the bound rows hold a value ${cap.name} does not accept: narrow them first (a filter on ${from.split('.').pop()}), or pass a literal`,
       });
     const header =
@@ -51,11 +52,6 @@ export function boundValuesProblem(
       { hint: `bind rows that have a value for one of them, or pass one as a literal` },
     );
   return undefined;
-}
-
-function shown(v: JsonValue): string {
-  const s = JSON.stringify(v);
-  return s.length > 32 ? `${s.slice(0, 29)}...` : s;
 }
 
 /** The first keys of an object value, for the hint: the reader may see the scalar it wanted among them. */
