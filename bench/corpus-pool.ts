@@ -1,15 +1,18 @@
 /**
  * A small pool of `import-corpus-worker.js` child processes: each takes one document at a time,
- * with a time limit and a heap cap (`--max-old-space-size`). A worker over its time is killed and
+ * with a time limit (`timeoutMs` for every started 10 MiB of the document: Microsoft Graph's 45 MiB
+ * gets five times a small document's) and a heap cap (`--max-old-space-size`). A worker over its time is killed and
  * one that dies (out of memory, say) is replaced; either way its document is a failure with the
  * reason (`timeout`, `crash`) and the pool goes on with the next document.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DocAnswer, DocJob, DocOutcome } from './import-corpus-worker.js';
 
 export interface PoolOptions {
   workers: number;
+  /** The time limit of a document, per started 10 MiB of it. */
   timeoutMs: number;
   /** The heap cap of each worker, MiB. */
   memoryMb: number;
@@ -103,6 +106,13 @@ async function runJob(slot: Slot, job: DocJob, timeoutMs: number): Promise<{ out
   });
 }
 
+const TEN_MIB = 10 * 1024 * 1024;
+
+/** `perTenMib` for every started 10 MiB of `file` (at least once). */
+export function timeLimit(file: string, perTenMib: number): number {
+  return perTenMib * Math.max(1, Math.ceil(statSync(file).size / TEN_MIB));
+}
+
 /**
  * Every job through `opts.workers` workers, in order of `jobs` as workers free up; `each` is
  * called with every outcome as it arrives. A timed-out or crashed document's `times.read` holds
@@ -119,7 +129,7 @@ export async function runPool(
     try {
       while (next < jobs.length) {
         const job = jobs[next++]!;
-        const { outcome, dead } = await runJob(slot, job, opts.timeoutMs);
+        const { outcome, dead } = await runJob(slot, job, timeLimit(job.file, opts.timeoutMs));
         each(job, outcome);
         if (dead) slot = spawn(opts.memoryMb);
       }

@@ -245,7 +245,7 @@ function figures(docs: DocFigures[], s: Settings, corpusSize: number, dir: strin
     count(
       'documents',
       docs.length,
-      `${s.sample === 'all' ? 'all' : `seed ${s.seed}`} of ${n(corpusSize)} in ${dir}; ${s.workers} workers, ${s.timeoutMs / 1000} s and ${s.memoryMb} MiB heap each`,
+      `${s.sample === 'all' ? 'all' : `seed ${s.seed}`} of ${n(corpusSize)} in ${dir}; ${s.workers} workers, ${s.timeoutMs / 1000} s per 10 MiB and ${s.memoryMb} MiB heap each`,
     ),
     count(
       'imported + packed %',
