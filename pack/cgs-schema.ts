@@ -61,6 +61,16 @@ export const cgsSchema = {
         client_id_env: envName,
         client_secret_env: envName,
         scopes: { type: 'array', items: str },
+        also: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            properties: { in: { enum: ['header', 'query'] }, name: nonEmpty, env: envName },
+            required: ['in', 'name', 'env'],
+            additionalProperties: false,
+          },
+        },
       },
       required: ['scheme'],
       additionalProperties: false,

@@ -224,9 +224,27 @@ export interface Capability {
   http: HttpMapping;
 }
 
+/** One API key: the header or query parameter `name` carries the value of environment variable `env`. */
+export interface ApiKeyPlace {
+  in: 'header' | 'query';
+  name: string;
+  env: string;
+}
+
 export type OutboundAuth =
   | { scheme: 'none' }
-  | { scheme: 'api_key'; in: 'header' | 'query'; name: string; env: string }
+  | {
+      scheme: 'api_key';
+      in: 'header' | 'query';
+      name: string;
+      env: string;
+      /**
+       * Further keys sent with the first on every call (a vendor that needs an app key and an app
+       * token together). Absent when there are none (never written empty, so catalogs written
+       * before it keep their hash).
+       */
+      also?: ApiKeyPlace[];
+    }
   | { scheme: 'bearer'; env: string }
   | { scheme: 'basic'; username_env: string; password_env: string }
   | {

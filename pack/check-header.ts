@@ -1,6 +1,7 @@
 /**
  * Checks of a CGS header: a safe entry id, a positive version, an absolute http(s) backend URL
- * without credentials, and an auth block with every field its scheme needs.
+ * without credentials, and an auth block with every field its scheme needs (and, for an API key,
+ * further keys `also` that are whole and distinct).
  */
 import type { Cgs } from './cgs.js';
 import { ENTRY_ID_PATTERN } from './cgs.js';
@@ -76,4 +77,47 @@ export function checkHeader(cgs: Cgs, fail: Fail): void {
         `add \`${k}:\` to the auth block (secrets are named by environment variable, never written in the catalog)`,
       );
   }
+  checkAlso(cgs, fail);
+}
+
+/**
+ * The further keys of an `api_key` block: only there, each with `in`, `name` and `env`, and no
+ * two keys (the first included) in the same place (a header name is case-insensitive).
+ */
+function checkAlso(cgs: Cgs, fail: Fail): void {
+  const a = cgs.auth as unknown as Record<string, unknown>;
+  if (a.also === undefined) return;
+  if (cgs.auth.scheme !== 'api_key') {
+    fail(
+      '/auth/also',
+      'bad_auth',
+      `auth scheme \`${cgs.auth.scheme}\` takes no \`also\``,
+      'further keys go with `scheme: api_key`; remove `also:` or make the first key an api_key',
+    );
+    return;
+  }
+  const place = (k: { in?: unknown; name?: unknown }) =>
+    `${String(k.in)} ${k.in === 'header' ? String(k.name).toLowerCase() : String(k.name)}`;
+  const seen = new Set([place(cgs.auth)]);
+  (cgs.auth.also ?? []).forEach((k, i) => {
+    const at = `/auth/also/${i}`;
+    const missing = (['in', 'name', 'env'] as const).filter((f) => k[f] === undefined);
+    if (missing.length) {
+      fail(
+        at,
+        'bad_auth',
+        `further key ${i + 1} of the auth block needs ${missing.map((f) => `\`${f}\``).join(' and ')}`,
+        'write each further key as {in: header, name: X-App-Token, env: ACME_APP_TOKEN}',
+      );
+      return;
+    }
+    if (seen.has(place(k)))
+      fail(
+        at,
+        'bad_auth',
+        `further key ${i + 1} of the auth block is sent in the ${k.in} as \`${k.name}\`, like an earlier key`,
+        'each key needs a header or query parameter of its own: remove the duplicate or fix its name',
+      );
+    seen.add(place(k));
+  });
 }

@@ -9,6 +9,9 @@ export function normalizeCatalog(cx: NormalizeContext, cgs: Cgs, f: SourceData):
   for (const k of ['entry_id', 'version', 'label', 'tags', 'description', 'backend', 'auth'])
     cx.mark(`/${k}`, f, ['catalog', k]);
   cx.mark('/backend/base_url', f, ['catalog', 'backend', 'url']);
+  const also = isObj(c.auth) && Array.isArray(c.auth.also) ? c.auth.also : [];
+  cx.mark('/auth/also', f, ['catalog', 'auth', 'also']);
+  also.forEach((_, i) => cx.mark(`/auth/also/${i}`, f, ['catalog', 'auth', 'also', i]));
   cgs.entry_id = text(c.entry_id, '');
   cgs.version = c.version as number;
   cgs.label = text(c.label, '');
@@ -22,5 +25,10 @@ export function normalizeCatalog(cx: NormalizeContext, cgs: Cgs, f: SourceData):
 function normalizeAuth(a: Obj): OutboundAuth {
   const out: Obj = { ...a };
   if (a.scheme === 'oauth2_client_credentials' && out.scopes === undefined) out.scopes = [];
+  // No further keys is no `also` (never written empty: the CGS of a one-key catalog is unchanged).
+  if (Array.isArray(a.also)) {
+    if (a.also.length === 0) delete out.also;
+    else out.also = a.also.map((k) => (isObj(k) ? { ...k } : k));
+  }
   return out as unknown as OutboundAuth;
 }

@@ -269,6 +269,20 @@ const Auth = Type.Object(
     client_id_env: Type.Optional(EnvName),
     client_secret_env: Type.Optional(EnvName),
     scopes: Type.Optional(Type.Array(Type.String())),
+    // Each key's own fields are optional here: a missing one is told as `bad_auth` (check-header.ts).
+    also: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            in: Type.Optional(OneOf(['header', 'query'])),
+            name: Type.Optional(Type.String({ minLength: 1, description: 'Header or query parameter carrying this key.' })),
+            env: Type.Optional(EnvName),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'api_key only: further keys sent with the first on every call, each {in, name, env}.' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

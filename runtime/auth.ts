@@ -7,7 +7,7 @@
  * on a 401; a rotated refresh token is handed to `onRotate` (the server writes it back).
  */
 import { svcError, type SvcError } from '../common/errors.js';
-import type { OutboundAuth } from '../pack/cgs.js';
+import type { ApiKeyPlace, OutboundAuth } from '../pack/cgs.js';
 import { clientCredentials, refreshGrant, TokenError, type Token, type TokenClient } from './credentials/oauth.js';
 import { secretNames, sourceOf, type Env, type Source } from './credentials/source.js';
 import {
@@ -37,6 +37,40 @@ export function checkSecrets(entryId: string, auth: OutboundAuth, env: Env): Svc
     `catalog \`${entryId}\` needs ${missing.map((n) => `\`${n}\``).join(' and ')} in the server's environment`,
     {
       hint: `set ${missing.join(', ')} before starting svc (the ${auth.scheme} credentials of the vendor); nothing was sent`,
+    },
+  );
+}
+
+/** Put one API key in its header or query parameter of `req`. */
+function putKey(req: HttpRequest, place: ApiKeyPlace, value: string): void {
+  if (place.in === 'header') {
+    req.headers[place.name.toLowerCase()] = value;
+    return;
+  }
+  const u = new URL(req.url);
+  u.searchParams.set(place.name, value);
+  req.url = u.toString();
+}
+
+/**
+ * A `vendor_credentials_missing` problem when the credential of an `api_key` catalog lacks one of
+ * its further keys (`auth.also`): a forwarded header carries one key only, and a credentials file
+ * checked against an earlier version of the catalog may lack a key added since (the environment
+ * gives all of them or none: `sourceOf`). Nothing is sent.
+ */
+function lacksAlso(entryId: string, auth: OutboundAuth, s: Source): SvcError | undefined {
+  if (auth.scheme !== 'api_key' || !auth.also || s.cred.scheme !== 'api_key') return undefined;
+  const have = s.cred.also ?? {};
+  const missing = auth.also.filter((k) => !have[k.name]).map((k) => k.name);
+  if (missing.length === 0) return undefined;
+  const names = missing.map((n) => `\`${n}\``).join(', ');
+  return svcError(
+    'vendor_credentials_missing',
+    `catalog \`${entryId}\` sends ${auth.also.length + 1} keys together, and the credential from ${s.from} lacks ${names}`,
+    {
+      hint: s.place
+        ? `the operator adds also: {${missing.map((n) => `${n}: "..."`).join(', ')}} to that credentials file entry (and sends SIGHUP); nothing was sent`
+        : 'a forwarded header carries one key only: the operator gives this caller its keys in the credentials file; nothing was sent',
     },
   );
 }
@@ -137,7 +171,7 @@ export class AuthResolver {
   source(entryId: string, auth: OutboundAuth, caller: Caller = NO_CALLER): Source | SvcError | undefined {
     if (auth.scheme === 'none') return undefined;
     const s = sourceOf(this.config, this.env, entryId, auth, caller);
-    if (s) return s;
+    if (s) return lacksAlso(entryId, auth, s) ?? s;
     if (!this.fromFile) return checkSecrets(entryId, auth, this.env);
     return this.missing(entryId, auth, caller);
   }
@@ -147,12 +181,11 @@ export class AuthResolver {
     const c = source.cred;
     switch (c.scheme) {
       case 'api_key':
-        if (auth.scheme !== 'api_key' || auth.in === 'header')
-          req.headers[auth.scheme === 'api_key' ? auth.name.toLowerCase() : 'authorization'] = c.key;
+        if (auth.scheme !== 'api_key') req.headers.authorization = c.key;
         else {
-          const u = new URL(req.url);
-          u.searchParams.set(auth.name, c.key);
-          req.url = u.toString();
+          putKey(req, auth, c.key);
+          // Every further key goes with the first (`source` checked that the credential has each).
+          for (const k of auth.also ?? []) putKey(req, k, c.also?.[k.name] ?? '');
         }
         return undefined;
       case 'bearer':
@@ -195,7 +228,7 @@ export class AuthResolver {
     if (!source) return [];
     const c = source.cred;
     const out: string[] = [];
-    if (c.scheme === 'api_key') out.push(c.key);
+    if (c.scheme === 'api_key') out.push(c.key, ...Object.values(c.also ?? {}));
     else if (c.scheme === 'bearer') out.push(c.token);
     else if (c.scheme === 'basic')
       out.push(c.username, c.password, Buffer.from(`${c.username}:${c.password}`).toString('base64'));

@@ -78,12 +78,14 @@ export interface FetchOptions {
 
 const INVALID_LINK = 'invalid:';
 
-/** A next-page URL never keeps an API key the vendor echoed into it (it is added again on send). */
+/** A next-page URL never keeps an API key the vendor echoed into it (each is added again on send). */
 function withoutQueryKey(url: string, entry: RegistryEntry): string {
   const auth = entry.cgs.auth;
-  if (url === INVALID_LINK || auth.scheme !== 'api_key' || auth.in !== 'query') return url;
+  if (url === INVALID_LINK || auth.scheme !== 'api_key') return url;
+  const inQuery = [auth, ...(auth.also ?? [])].filter((k) => k.in === 'query');
+  if (inQuery.length === 0) return url;
   const u = new URL(url);
-  u.searchParams.delete(auth.name);
+  for (const k of inQuery) u.searchParams.delete(k.name);
   return u.toString();
 }
 

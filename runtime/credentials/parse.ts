@@ -21,7 +21,7 @@ export interface CredentialsText {
 
 /** The fields of each credential scheme: required, and optional. */
 const FIELDS: Record<CredentialScheme, { need: string[]; may: string[] }> = {
-  api_key: { need: ['key'], may: [] },
+  api_key: { need: ['key'], may: ['also'] },
   bearer: { need: ['token'], may: [] },
   basic: { need: ['username', 'password'], may: [] },
   oauth2_client_credentials: { need: ['client_id', 'client_secret'], may: ['token_url', 'scopes', 'audience'] },
@@ -145,6 +145,12 @@ function entrySettings(o: Obj, where: string, auth: OutboundAuth): EntryText {
         `cannot forward to a catalog whose auth scheme is ${auth.scheme}`,
         'forwarding fits api_key, bearer and oauth2_client_credentials catalogs',
       );
+    if (auth.scheme === 'api_key' && auth.also)
+      fail(
+        `${where}.forward`,
+        `cannot forward to a catalog that sends ${auth.also.length + 1} API keys together (a header carries one)`,
+        'give each tenant or user its keys under credentials instead',
+      );
     out.forward = header.toLowerCase();
   }
   if (o.tls !== undefined) {
@@ -190,12 +196,19 @@ function credential(o: Obj, where: string, auth: OutboundAuth): Credential {
   for (const k of need) out[k] = text(o[k], `${where}.${k}`, { emptyOk: s === 'basic' && k === 'password' });
   for (const k of may) {
     if (o[k] === undefined) continue;
-    if (k === 'scopes') {
+    if (k === 'also') out.also = alsoKeys(o.also, `${where}.also`, auth);
+    else if (k === 'scopes') {
       if (!Array.isArray(o[k]) || !(o[k] as unknown[]).every((x) => typeof x === 'string' && x !== ''))
         fail(`${where}.scopes`, 'must be a list of strings', 'write scopes: [read, write]');
       out[k] = [...(o[k] as string[])];
     } else out[k] = text(o[k], `${where}.${k}`);
   }
+  if (s === 'api_key' && auth.scheme === 'api_key' && auth.also && out.also === undefined)
+    fail(
+      `${where}.also`,
+      `is missing (the catalog sends ${auth.also.map((k) => `\`${k.name}\``).join(', ')} with the key)`,
+      `write also: {${auth.also.map((k) => `${k.name}: "..."`).join(', ')}}`,
+    );
   const tokenUrl = out.token_url as string | undefined;
   if (tokenUrl !== undefined && !/^https?:\/\/[^/]/i.test(tokenUrl))
     fail(`${where}.token_url`, 'must be an absolute http(s) URL', 'write the token endpoint of the vendor');
@@ -210,4 +223,34 @@ function credential(o: Obj, where: string, auth: OutboundAuth): Credential {
       'write the token endpoint of the vendor',
     );
   return out as unknown as Credential;
+}
+
+/**
+ * The values of an `api_key` credential's further keys, by the catalog's names (`auth.also`): a
+ * mapping with every one of them and no other (a header name matches whatever its case).
+ */
+function alsoKeys(v: unknown, where: string, auth: OutboundAuth): Record<string, string> {
+  const wanted = auth.scheme === 'api_key' ? (auth.also ?? []) : [];
+  if (wanted.length === 0)
+    fail(where, 'is not used: the catalog sends one key', 'remove `also`');
+  const given = object(v, where);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    const k = wanted.find((w) => w.name === name || (w.in === 'header' && w.name.toLowerCase() === name.toLowerCase()));
+    if (!k)
+      fail(
+        where,
+        `has an unknown key \`${name.slice(0, 40)}\``,
+        `the catalog's further keys are ${wanted.map((w) => w.name).join(', ')}`,
+      );
+    out[k.name] = text(value, `${where}.${k.name}`);
+  }
+  const missing = wanted.filter((w) => out[w.name] === undefined).map((w) => w.name);
+  if (missing.length)
+    fail(
+      where,
+      `lacks ${missing.map((n) => `\`${n}\``).join(', ')}`,
+      `the catalog sends every further key with the key: write ${missing.map((n) => `${n}: "..."`).join(', ')}`,
+    );
+  return out;
 }

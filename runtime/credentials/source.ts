@@ -26,6 +26,7 @@ export function secretNames(auth: OutboundAuth): string[] {
     case 'none':
       return [];
     case 'api_key':
+      return [auth.env, ...(auth.also ?? []).map((k) => k.env)];
     case 'bearer':
       return [auth.env];
     case 'basic':
@@ -85,7 +86,14 @@ function fromEnv(env: Env, entryId: string, auth: Exclude<OutboundAuth, { scheme
   switch (auth.scheme) {
     case 'api_key': {
       const k = env[auth.env];
-      return k ? { cred: { scheme: 'api_key', key: k }, key, from } : undefined;
+      if (!k) return undefined;
+      const also: Record<string, string> = {};
+      for (const a of auth.also ?? []) {
+        const v = env[a.env];
+        if (!v) return undefined;
+        also[a.name] = v;
+      }
+      return { cred: { scheme: 'api_key', key: k, ...(auth.also ? { also } : {}) }, key, from };
     }
     case 'bearer': {
       const token = env[auth.env];

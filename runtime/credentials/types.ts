@@ -5,7 +5,8 @@
 
 /** One credential, named by the scheme it is (each fits some catalog auth schemes, see `FITS`). */
 export type Credential =
-  | { scheme: 'api_key'; key: string }
+  /** `also`: the values of the catalog's further keys (`auth.also`), by their `name`. */
+  | { scheme: 'api_key'; key: string; also?: Record<string, string> }
   | { scheme: 'bearer'; token: string }
   | { scheme: 'basic'; username: string; password: string }
   | {
