@@ -321,6 +321,9 @@ export function secrets(cgs: Cgs): Record<string, string> {
       return { [a.username_env]: 'truth-check', [a.password_env]: 'truth-check' };
     case 'oauth2_client_credentials':
       return { [a.client_id_env]: 'truth-check', [a.client_secret_env]: 'truth-check' };
+    case 'api_key':
+      // The key and every further key the vendor wants with it.
+      return Object.fromEntries([a.env, ...(a.also ?? []).map((k) => k.env)].map((n) => [n, 'truth-check']));
     default:
       return { [a.env]: 'truth-check' };
   }
