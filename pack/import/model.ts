@@ -125,7 +125,14 @@ export interface ImportCapability {
 
 export type ImportAuth =
   | { scheme: 'none' }
-  | { scheme: 'api_key'; in: 'header' | 'query'; name: string; env: string }
+  | {
+      scheme: 'api_key';
+      in: 'header' | 'query';
+      name: string;
+      env: string;
+      /** Further keys the document requires with the first (one security requirement naming several). */
+      also?: Array<{ in: 'header' | 'query'; name: string; env: string }>;
+    }
   | { scheme: 'bearer'; env: string }
   | { scheme: 'basic'; username_env: string; password_env: string };
 

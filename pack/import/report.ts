@@ -3,7 +3,7 @@
  * operations, relations), the environment variables of the auth block, what was skipped and why,
  * and what a person should review. Deterministic like the YAML.
  */
-import { authEnv } from './auth.js';
+import { authEnv, authSent } from './auth.js';
 import { CONSTRAINT_KEYS } from '../cgs.js';
 import {
   SKIP_REASONS,
@@ -35,8 +35,10 @@ export function renderReport({ catalog: c, log, title, openapi, operations }: Re
   );
   out.push('## Auth', '');
   const env = authEnv(c.auth);
+  const sent = authSent(c.auth);
   out.push(
-    `Scheme \`${c.auth.scheme}\`.${env.length ? ` Set these environment variables where svc runs: ${env.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
+    `Scheme \`${c.auth.scheme}\`.${sent ? ` Every call sends ${sent}.` : ''}` +
+      `${env.length ? ` Set these environment variables where svc runs: ${env.map((e) => `\`${e}\``).join(', ')}.` : ''}`,
     '',
   );
   out.push(
