@@ -28,7 +28,7 @@ function normalizeAuth(a: Obj): OutboundAuth {
   // No further keys is no `also` (never written empty: the CGS of a one-key catalog is unchanged).
   if (Array.isArray(a.also)) {
     if (a.also.length === 0) delete out.also;
-    else out.also = a.also.map((k) => (isObj(k) ? { ...k } : k));
+    else out.also = (a.also as unknown[]).map((k) => (isObj(k) ? { ...k } : k));
   }
   return out as unknown as OutboundAuth;
 }

@@ -275,7 +275,9 @@ const Auth = Type.Object(
         Type.Object(
           {
             in: Type.Optional(OneOf(['header', 'query'])),
-            name: Type.Optional(Type.String({ minLength: 1, description: 'Header or query parameter carrying this key.' })),
+            name: Type.Optional(
+              Type.String({ minLength: 1, description: 'Header or query parameter carrying this key.' }),
+            ),
             env: Type.Optional(EnvName),
           },
           { additionalProperties: false },

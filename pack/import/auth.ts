@@ -117,7 +117,7 @@ function choose(names: string[], how: Map<string, Sendable>, prefix: string): Ch
 
 /** The chosen requirement: one sent whole over one that is not, then by rank, then document order. */
 function better(a: Choice, b: Choice): boolean {
-  if (a.left.length === 0 !== (b.left.length === 0)) return a.left.length === 0;
+  if ((a.left.length === 0) !== (b.left.length === 0)) return a.left.length === 0;
   return a.rank <= b.rank;
 }
 

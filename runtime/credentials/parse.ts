@@ -231,8 +231,7 @@ function credential(o: Obj, where: string, auth: OutboundAuth): Credential {
  */
 function alsoKeys(v: unknown, where: string, auth: OutboundAuth): Record<string, string> {
   const wanted = auth.scheme === 'api_key' ? (auth.also ?? []) : [];
-  if (wanted.length === 0)
-    fail(where, 'is not used: the catalog sends one key', 'remove `also`');
+  if (wanted.length === 0) fail(where, 'is not used: the catalog sends one key', 'remove `also`');
   const given = object(v, where);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(given)) {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SvcFailure } from '../../common/errors.js';
 import { loadCatalogDir, writeArtifacts } from '../../pack/index.js';
-import { AuthResolver, defaultHttpClient, type Env } from '../../runtime/index.js';
+import { AuthResolver, defaultHttpClient } from '../../runtime/index.js';
 import { loadCredentials } from '../../server/credentials.js';
 import { startFaultVendor, type FaultVendor, type RecordedRequest, type Reply } from '../_helpers/fault-vendor.js';
 import { importAndPack } from '../_helpers/import.js';
@@ -104,9 +104,7 @@ t.test('a single secret still wins over several keys; a mixed requirement is sen
     ]),
   );
   t.same(one.cgs.auth, { scheme: 'bearer', env: 'PICK_TOKEN' }, 'bearer alone over two keys together');
-  const mixed = await importDoc(
-    doc({ k: HEADER('X-Key'), b: { type: 'http', scheme: 'bearer' } }, [{ b: [], k: [] }]),
-  );
+  const mixed = await importDoc(doc({ k: HEADER('X-Key'), b: { type: 'http', scheme: 'bearer' } }, [{ b: [], k: [] }]));
   t.same(mixed.cgs.auth, { scheme: 'bearer', env: 'PICK_TOKEN' }, "today's preference within the requirement");
   t.match(
     mixed.result.files['import-report.md'],
@@ -155,7 +153,12 @@ async function catalogDir(): Promise<string> {
 }
 
 /** Reads and a reviewed create through a real svc server whose outbound auth is `auth`. */
-async function serve(t: Test, vendor: FaultVendor, dir: string, runtime: { env: Env; auth?: AuthResolver }) {
+async function serve(
+  t: Test,
+  vendor: FaultVendor,
+  dir: string,
+  runtime: { env: Record<string, string>; auth?: AuthResolver },
+) {
   const stack = await startStack(t, {
     vendorUrl: vendor.url,
     catalogDir: dir,
@@ -208,7 +211,10 @@ t.test('live: both keys from a credentials file entry', async (t) => {
   const { registry } = await loadCatalogDir(dir, { backendOverrides: { memo: vendor.url } });
   const file = (credential: string) => {
     const path = join(mkdtempSync(join(tmpdir(), 'svc-keys-creds-')), 'credentials.yaml');
-    writeFileSync(path, `entries:\n  memo: {fallback: none}\ntenants:\n  "":\n    credentials:\n      memo: ${credential}\n`);
+    writeFileSync(
+      path,
+      `entries:\n  memo: {fallback: none}\ntenants:\n  "":\n    credentials:\n      memo: ${credential}\n`,
+    );
     chmodSync(path, 0o600);
     return path;
   };
@@ -225,7 +231,10 @@ t.test('live: both keys from a credentials file entry', async (t) => {
   t.same(config.tenants['']!.credentials.memo, { scheme: 'api_key', key: KEY, also: { 'X-App-Token': TOKEN } });
   // The environment holds other values: the file's credential is the one sent (fallback none).
   const env = { MEMO_API_KEY: 'env-key', MEMO_APP_TOKEN: 'env-token' };
-  const run = await serve(t, vendor, dir, { env, auth: new AuthResolver(env, defaultHttpClient(), Date.now, { config }) });
+  const run = await serve(t, vendor, dir, {
+    env,
+    auth: new AuthResolver(env, defaultHttpClient(), Date.now, { config }),
+  });
   await readsAndCreate(t, run, vendor);
 });
 

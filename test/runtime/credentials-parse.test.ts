@@ -7,6 +7,19 @@ import { SvcFailure as Failure } from '../../common/errors.js';
 const AUTHS = new Map<string, OutboundAuth>([
   ['gh', { scheme: 'bearer', env: 'GH_TOKEN' }],
   ['keyed', { scheme: 'api_key', in: 'header', name: 'X-Key', env: 'KEYED_KEY' }],
+  [
+    'pair',
+    {
+      scheme: 'api_key',
+      in: 'header',
+      name: 'X-App-Key',
+      env: 'PAIR_KEY',
+      also: [
+        { in: 'header', name: 'X-App-Token', env: 'PAIR_TOKEN' },
+        { in: 'query', name: 'app_id', env: 'PAIR_APP' },
+      ],
+    },
+  ],
   ['basic', { scheme: 'basic', username_env: 'U', password_env: 'P' }],
   ['open', { scheme: 'none' }],
   [
@@ -152,4 +165,37 @@ t.test('a basic credential may have an empty password, not an empty user name', 
     problem({ tenants: { a: { credentials: { basic: { scheme: 'basic', username: 'u', password: 5 } } } } }),
     /password must be a string \(it may be empty\)/,
   );
+});
+
+t.test("an api_key credential gives each of the catalog's further keys (also), by name", async (t) => {
+  const cred = (c: object) => ({
+    tenants: { acme: { credentials: { pair: { scheme: 'api_key', key: 'k-1', ...c } } } },
+  });
+  const c = parseCredentials(cred({ also: { 'x-app-token': 'tok-1', app_id: 'app-1' } }), AUTHS);
+  t.same(
+    c.tenants.acme!.credentials.pair,
+    { scheme: 'api_key', key: 'k-1', also: { 'X-App-Token': 'tok-1', app_id: 'app-1' } },
+    "a header name in any case, stored under the catalog's",
+  );
+  t.match(
+    problem(cred({})),
+    /tenants\.acme\.credentials\.pair\.also is missing \(the catalog sends `X-App-Token`, `app_id`/,
+  );
+  t.match(problem(cred({ also: { 'X-App-Token': 'tok-1' } })), /credentials\.pair\.also lacks `app_id`/);
+  t.match(
+    problem(cred({ also: { 'X-App-Token': 'tok-1', APP_ID: 'a' } })),
+    /has an unknown key `APP_ID`/,
+    'a query name is exact',
+  );
+  t.match(problem(cred({ also: { 'X-App-Token': '', app_id: 'a' } })), /also\.X-App-Token must be a non-empty string/);
+  t.match(problem(cred({ also: ['tok-1'] })), /also must be a mapping/);
+  t.match(
+    problem({ tenants: { acme: { credentials: { keyed: { scheme: 'api_key', key: 'k', also: { x: 'y' } } } } } }),
+    /keyed\.also is not used: the catalog sends one key/,
+  );
+  t.match(
+    problem({ entries: { pair: { forward: { header: 'X-Vendor-Key' } } } }),
+    /entries\.pair\.forward cannot forward to a catalog that sends 3 API keys together/,
+  );
+  t.notMatch(problem(cred({ also: { 'X-App-Token': 'tok-SECRET' } })), /tok-SECRET/, 'never a value');
 });

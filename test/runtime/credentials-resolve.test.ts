@@ -95,3 +95,58 @@ t.test('read-only tenants, reload and health figures', async (t) => {
   t.notMatch(JSON.stringify(r.stats()), /rotated|acme/, 'no value and no tenant name in the figures');
   t.same(new AuthResolver({}, http).stats(), { credentials_file: false, tenants: 0, cached_tokens: 0 });
 });
+
+t.test('further keys (also): every one is sent; a credential lacking one is refused before any call', async (t) => {
+  const PAIR: Exclude<OutboundAuth, { scheme: 'none' }> = {
+    scheme: 'api_key',
+    in: 'header',
+    name: 'X-App-Key',
+    env: 'P_KEY',
+    also: [
+      { in: 'header', name: 'X-App-Token', env: 'P_TOKEN' },
+      { in: 'query', name: 'app_id', env: 'P_APP' },
+    ],
+  };
+  const send = async (r: AuthResolver, caller: Parameters<AuthResolver['source']>[2]) => {
+    const s = r.source('pair', PAIR, caller);
+    if (!s || 'code' in s) return s;
+    const req: HttpRequest = { method: 'GET', url: 'http://vendor.test/items', headers: {} };
+    await r.apply(s, PAIR, req);
+    return { url: req.url, headers: req.headers, secrets: r.secretValues(s) };
+  };
+  const env = new AuthResolver({ P_KEY: 'k-env', P_TOKEN: 't-env', P_APP: 'a-env' }, http);
+  t.same(await send(env, { tenant: '' }), {
+    url: 'http://vendor.test/items?app_id=a-env',
+    headers: { 'x-app-key': 'k-env', 'x-app-token': 't-env' },
+    secrets: ['k-env', 't-env', 'a-env'],
+  });
+  t.match(
+    await send(new AuthResolver({ P_KEY: 'k-env', P_TOKEN: 't-env' }, http), { tenant: '' }),
+    { code: 'missing_secret', message: /`P_APP`/ },
+    'the environment gives every key or none',
+  );
+  // A file checked against the catalog before it had further keys (a catalog reload added them).
+  const stale: CredentialsConfig = {
+    entries: { pair: { fallback: 'none', forward: 'x-vendor-key' } },
+    tenants: {
+      acme: {
+        read_only: false,
+        credentials: { pair: { scheme: 'api_key', key: 'k-acme', also: { 'X-App-Token': 't-acme' } } },
+        users: {},
+      },
+    },
+  };
+  const r = new AuthResolver({}, http, Date.now, { config: stale });
+  const e = await send(r, { tenant: 'acme' });
+  t.match(e, {
+    code: 'vendor_credentials_missing',
+    message:
+      /catalog `pair` sends 3 keys together, and the credential from the credentials file \(tenants\.acme\.credentials\.pair\) lacks `app_id`/,
+    hint: /adds also: \{app_id: "\.\.\."\} to that credentials file entry/,
+  });
+  t.notMatch(JSON.stringify(e), /k-acme|t-acme/, 'never a value');
+  t.match(await send(r, { tenant: 'acme', forwarded: { pair: 'k-own' } }), {
+    code: 'vendor_credentials_missing',
+    hint: /a forwarded header carries one key only/,
+  });
+});
