@@ -23,5 +23,6 @@ t.test('article: an before a vowel letter, a otherwise', async (t) => {
   t.equal(article('integer'), 'an integer');
   t.equal(article('string'), 'a string');
   t.equal(article('object'), 'an object');
-  t.equal(article('uuid'), 'an uuid', 'by letter, not by sound (the wording the checks always had)');
+  t.equal(article('array'), 'an array');
+  t.equal(article('date'), 'a date');
 });
