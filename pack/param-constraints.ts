@@ -13,6 +13,7 @@
  */
 import type { JsonValue, ParamConstraints, ParamDef, StringFormat, TypeSpec } from './cgs.js';
 import { valueFits } from './check-type.js';
+import { patternExample } from './pattern-example.js';
 
 export type ConstraintName = keyof ParamConstraints;
 
@@ -179,10 +180,20 @@ export function constraintExample(p: ParamDef): JsonValue | undefined {
 }
 
 /**
+ * The samples tried for a pattern: one written from the pattern itself (pattern-example.ts), then
+ * common shapes (shapeTries).
+ */
+function patternTries(pattern: string | undefined): string[] {
+  const sample = pattern === undefined ? undefined : patternExample(pattern);
+  const tries = shapeTries(pattern);
+  return sample ? [sample, ...tries] : tries;
+}
+
+/**
  * The shapes tried for a pattern: after a literal start (`^arn:`, `^sk_`, `^https://`), each shape
  * behind that start first (`arn:text`), then the shapes alone.
  */
-function patternTries(pattern: string | undefined): string[] {
+function shapeTries(pattern: string | undefined): string[] {
   const m = pattern === undefined ? null : /^\^((?:[A-Za-z0-9:_/@=,-]|\\[./:_-])+)/.exec(pattern);
   if (!m) return PATTERN_TRIES;
   let start = m[1]!.replace(/\\(.)/g, '$1');
