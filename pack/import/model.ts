@@ -157,7 +157,7 @@ export const SKIP_REASONS = {
   no_entity:
     'a write below no read resource with no JSON answer, no resource `{param}` in its path and no request body',
   parameter: 'a required parameter svc cannot map or send',
-  body: 'a required request body svc cannot send (not JSON, a form or multipart; not an object; a file part)',
+  body: 'a required request body svc cannot send (not JSON, a form or multipart; not an object; a file part; on a GET)',
   file_part: 'an optional file part of a form or multipart body (svc sends text fields)',
   no_fields: 'a schema with no field of a usable name and type',
   pack_refused: '`svc pack` refused what the importer wrote (the diagnostic is given)',

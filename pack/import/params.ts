@@ -255,6 +255,13 @@ function bodyParams(
     dropped.push(`request body (${types})`);
   }
   if (!op.body) return undefined;
+  // svc sends no body with a GET (runtime/request.ts): its body parameters would be taught and lost.
+  if (op.method === 'get') {
+    if (op.body.required)
+      return { reason: 'body', why: 'a GET with a required request body (svc sends none on a GET)' };
+    dropped.push('request body of a GET (svc sends none on a GET)');
+    return undefined;
+  }
   const kind = op.body.encoding === 'json' ? 'JSON' : op.body.encoding;
   // A wrapped body (`{"data": {...}}`) is taught by the wrapped object's properties.
   const wrapper = bodyWrapper(op.body.schema);
