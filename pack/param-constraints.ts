@@ -180,13 +180,13 @@ export function constraintExample(p: ParamDef): JsonValue | undefined {
 }
 
 /**
- * The samples tried for a pattern: one written from the pattern itself (pattern-example.ts), then
- * common shapes (shapeTries).
+ * The samples tried for a pattern: common shapes first (shapeTries: `ABC` reads better than the
+ * `AAA` of the pattern), then one written from the pattern itself (pattern-example.ts).
  */
 function patternTries(pattern: string | undefined): string[] {
   const sample = pattern === undefined ? undefined : patternExample(pattern);
   const tries = shapeTries(pattern);
-  return sample ? [sample, ...tries] : tries;
+  return sample ? [...tries, sample] : tries;
 }
 
 /**

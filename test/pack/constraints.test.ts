@@ -264,7 +264,12 @@ t.test('constraintExample: a value that satisfies the constraints, or undefined'
   t.equal(constraintExample(p({ pattern: '^[A-Z]{3}$' })), 'ABC');
   t.equal(constraintExample(p({ pattern: '^[A-Z]{2}$' })), 'AB');
   t.equal(constraintExample(p({ minLength: 6 })), 'textxx');
-  t.equal(constraintExample(p({ pattern: '^\\d{5}-\\d{4}$' })), undefined, 'no simple shape fits');
+  t.equal(
+    constraintExample(p({ pattern: '^\\d{5}-\\d{4}$' })),
+    '11111-1111',
+    "no simple shape fits: the pattern's sample",
+  );
+  t.equal(constraintExample(p({ pattern: '^(?=\\d{3}-)\\d+-\\d+$' })), undefined, 'a lookahead: no sample, no shape');
   t.equal(constraintExample(p({ pattern: '^arn:.*', minLength: 20 })), 'arn:textxxxxxxxxxxxx', 'after a literal start');
   t.equal(constraintExample(p({ pattern: '^sk_[a-z]+$' })), 'sk_text');
   t.equal(constraintExample(p({ pattern: '^https:\\/\\/' })), 'https://text', 'escaped literals');
