@@ -442,7 +442,10 @@ function capability(op: Operation, s: Shape, log: ImportLog): ImportCapability |
   const comma = commaLists(params);
   const query = { ...op.fixed?.query, ...built.constants.query };
   const accept = s.value ? s.value.accept : op.response.accept;
-  const headers = { ...(accept ? { Accept: accept } : {}), ...built.constants.headers };
+  // A value answer's declared type wins over an `Accept` parameter's JSON value: the answer is text.
+  const headers = s.value?.accept
+    ? { ...built.constants.headers, Accept: s.value.accept }
+    : { ...(accept ? { Accept: accept } : {}), ...built.constants.headers };
   const constants = {
     ...(Object.keys(query).length ? { query } : {}),
     ...(Object.keys(headers).length ? { headers } : {}),
