@@ -210,10 +210,9 @@ t.test(
       planCache: plans,
     });
     const opened = await service.open({ entry_id: 'brewery', seeds: ['brewery:Brewery'] }, '');
-    const s = (await sessions.get({
-      prompt_hash: opened.extra.prompt_hash,
-      session: opened.extra.session,
-    }))!;
+    const key = { prompt_hash: opened.extra.prompt_hash, session: opened.extra.session };
+    // The store hands out snapshots: a change (a new wave) is seen by reading the session again.
+    let s = (await sessions.get(key))!;
     const dry = (program: string) => service.program(s, { program, mode: 'plan', wait: true, force: false });
 
     const first = await dry('e1(limit=25)');
@@ -230,6 +229,8 @@ t.test(
 
     t.notOk(plans.get(s, 'e1(limit=25)', new Registry(registry.list())), 'another registry (a reload) misses');
     await service.context(s, ['brewery:Beer']);
+    t.ok(plans.get(s, 'e1(limit=25)', registry), 'the snapshot taken before the wave still hits');
+    s = (await sessions.get(key))!;
     t.notOk(plans.get(s, 'e1(limit=25)', registry), 'a new wave (domain revision) misses');
     t.equal((await dry('e1(limit=25)')).meta.commit_id, first.meta.commit_id, 'recompiled after the wave: same plan');
 
