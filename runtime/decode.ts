@@ -12,7 +12,7 @@ import {
   type Pagination,
   type TypeSpec,
 } from '../pack/cgs.js';
-import { isFileType } from '../pack/media-types.js';
+import { isFileType, mediaType } from '../pack/media-types.js';
 import { headerOf, type HttpResponse } from './http-client.js';
 import { jsonDeeperThan, MAX_VENDOR_JSON_DEPTH } from './json-depth.js';
 import { rowShapeProblem } from './row-shape.js';
@@ -63,7 +63,7 @@ function isJsonType(ct: string | undefined): boolean {
   if (!ct) return false;
   // The common spelling first: `application/json`, alone or with parameters.
   if (ct.startsWith('application/json') && (ct.length === 16 || ct.charCodeAt(16) === 59)) return true;
-  const t = ct.split(';')[0]!.trim().toLowerCase();
+  const t = mediaType(ct);
   return t === 'application/json' || t.endsWith('+json');
 }
 
@@ -170,7 +170,7 @@ function deepProblem(): Problem {
 function answerValue(res: HttpResponse, path: string, text: boolean): { ok: true; value: JsonValue } | Problem {
   if (res.body.length === 0) return { ok: true, value: text ? '' : null };
   const type = headerOf(res, 'content-type');
-  const media = type?.split(';')[0]!.trim().toLowerCase() ?? '';
+  const media = mediaType(type ?? '');
   if (isFileType(media))
     return {
       ok: false,

@@ -7,7 +7,7 @@
  * `object` with no fields: any JSON value). A read answering only files (images, PDF, archives,
  * pack/media-types.ts) is no value: it is skipped as `file_answer`.
  */
-import { isFileType } from '../media-types.js';
+import { isFileType, mediaType as media } from '../media-types.js';
 import type { EntityTable } from './entities.js';
 import type { ImportEntity, ImportType } from './model.js';
 import { JSON_TYPE, type Operation } from './operations.js';
@@ -18,8 +18,6 @@ export interface ValueRead {
   kind: 'text' | 'value';
   accept?: string;
 }
-
-const media = (t: string) => t.split(';')[0]!.trim().toLowerCase();
 
 /**
  * The value answer of a GET that reads no rows: `value` when the document declares JSON (with a
