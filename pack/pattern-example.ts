@@ -153,19 +153,17 @@ class Reader {
 
   /** How many times the atom before is taken: the fewest its quantifier allows (`+` once). */
   private quantifier(): number {
+    let n: number;
     const c = this.peek();
-    let n = 1;
-    if (c === '*' || c === '?') n = 0;
-    else if (c === '+') n = 1;
-    else if (c === '{') {
+    if (c === '*' || c === '?' || c === '+') {
+      n = c === '+' ? 1 : 0;
+      this.at++;
+    } else if (c === '{') {
       const m = /^\{(\d+)(,\d*)?\}/.exec(this.src.slice(this.at));
       if (!m) return 1; // a literal `{`, read as the next atom
-      this.at += m[0].length;
       n = Number(m[1]);
-      if (this.peek() === '?') this.at++;
-      return n;
+      this.at += m[0].length;
     } else return 1;
-    this.at++;
     if (this.peek() === '?') this.at++; // lazy
     return n;
   }
