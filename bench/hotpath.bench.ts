@@ -331,8 +331,9 @@ async function run(): Promise<BenchResult> {
       });
     }
     checks.push({
-      target: `svc MCP: a read adds at most 0.3 ms over svc's HTTP read (default format; paired)`,
-      pass: overHttp <= 0.3,
+      // Issue 43: MCP goes through the SDK's transport only, and may add up to 1.5 ms over HTTP.
+      target: `svc MCP: a read adds at most 1.5 ms over svc's HTTP read (default format; paired)`,
+      pass: overHttp <= 1.5,
       actual: `${ms(overHttp)} (added over direct ${ms(added[MCP]!)} vs ${ms(added[SVC_TOON]!)}); CPU ${ms(cpu[MCP]!)} vs ${ms(cpu[SVC_TOON]!)} per request; throughput ${ratioTo(MCP, BARE).toFixed(2)} of bare's (HTTP ${ratioTo(SVC_TOON, BARE).toFixed(2)})`,
     });
     return { metrics, checks };
